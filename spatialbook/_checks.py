@@ -1,0 +1,109 @@
+"""Validators used once, at the public boundary of every function.
+
+Each ``as_*`` function turns user input (lists, tuples, arrays) into a float
+array of the expected trailing shape, or raises ``ValueError`` naming the
+argument and what was expected.  Nothing here is called in an inner loop.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: Tolerance for "orthonormal", "symmetric", "skew" and similar structural checks.
+STRUCTURE_TOL = 1e-9
+
+
+def as_array(name: str, value, trailing: tuple[int, ...]) -> np.ndarray:
+    """Return ``value`` as a finite float array whose last axes are ``trailing``."""
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name}: expected numbers of shape (..., {_fmt(trailing)}), got {value!r}") from exc
+    n = len(trailing)
+    if arr.ndim < n or tuple(arr.shape[arr.ndim - n:]) != tuple(trailing):
+        raise ValueError(
+            f"{name}: expected an array of shape (..., {_fmt(trailing)}), got shape {arr.shape}"
+        )
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name}: expected finite numbers, got NaN or infinity")
+    return arr
+
+
+def as_scalar(name: str, value, *, nonnegative: bool = False, positive: bool = False) -> np.ndarray:
+    """Return ``value`` as a finite float array of any shape (scalars batch too)."""
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name}: expected a number, got {value!r}") from exc
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name}: expected a finite number, got {value!r}")
+    if positive and np.any(arr <= 0):
+        raise ValueError(f"{name}: expected a positive number, got {value!r}")
+    if nonnegative and np.any(arr < 0):
+        raise ValueError(f"{name}: expected a non-negative number, got {value!r}")
+    return arr
+
+
+def as_vector3(name: str, value) -> np.ndarray:
+    return as_array(name, value, (3,))
+
+
+def as_vector6(name: str, value) -> np.ndarray:
+    return as_array(name, value, (6,))
+
+
+def as_matrix6(name: str, value) -> np.ndarray:
+    return as_array(name, value, (6, 6))
+
+
+def as_rotation(name: str, value) -> np.ndarray:
+    """A proper rotation matrix (orthonormal, det +1), shape (..., 3, 3)."""
+    R = as_array(name, value, (3, 3))
+    gram = np.swapaxes(R, -1, -2) @ R
+    if not np.allclose(gram, np.eye(3), atol=1e-6):
+        raise ValueError(f"{name}: expected an orthonormal rotation matrix (R^T R = E), got {R.tolist()}")
+    if np.any(np.linalg.det(R) < 0):
+        raise ValueError(f"{name}: expected a proper rotation (det R = +1), got a reflection (det R = -1)")
+    return R
+
+
+def as_inertia3(name: str, value) -> np.ndarray:
+    """A physical 3x3 rotational inertia: symmetric, PSD, principal moments obey the triangle inequality."""
+    I = as_array(name, value, (3, 3))
+    scale = max(1.0, float(np.max(np.abs(I))))
+    if not np.allclose(I, np.swapaxes(I, -1, -2), atol=STRUCTURE_TOL * scale):
+        raise ValueError(f"{name}: expected a symmetric 3x3 inertia matrix, got {I.tolist()}")
+    moments = np.linalg.eigvalsh(I)
+    tol = 1e-9 * scale
+    if np.any(moments < -tol):
+        raise ValueError(
+            f"{name}: expected a positive semi-definite inertia, got principal moments {moments.tolist()}"
+        )
+    a, b, c = moments[..., 0], moments[..., 1], moments[..., 2]
+    if np.any(a + b < c - tol):
+        raise ValueError(
+            f"{name}: principal moments {moments.tolist()} break the triangle inequality "
+            "(each moment must be at most the sum of the other two)"
+        )
+    return I
+
+
+def as_spatial_inertia(name: str, value) -> np.ndarray:
+    """A 6x6 spatial inertia: symmetric, lower-right block m E with m >= 0, PSD."""
+    M = as_matrix6(name, value)
+    scale = max(1.0, float(np.max(np.abs(M))))
+    if not np.allclose(M, np.swapaxes(M, -1, -2), atol=STRUCTURE_TOL * scale):
+        raise ValueError(f"{name}: expected a symmetric 6x6 spatial inertia")
+    m = M[..., 3, 3]
+    lower = M[..., 3:, 3:]
+    if not np.allclose(lower, m[..., None, None] * np.eye(3), atol=STRUCTURE_TOL * scale):
+        raise ValueError(f"{name}: expected the lower-right 3x3 block to be m E (mass times identity)")
+    if np.any(m < 0):
+        raise ValueError(f"{name}: expected a non-negative mass in the lower-right block, got {m}")
+    if np.any(np.linalg.eigvalsh(M) < -1e-9 * scale):
+        raise ValueError(f"{name}: expected a positive semi-definite spatial inertia")
+    return M
+
+
+def _fmt(shape: tuple[int, ...]) -> str:
+    return ", ".join(str(s) for s in shape)

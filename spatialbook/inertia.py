@@ -1,0 +1,185 @@
+"""Spatial inertia, momentum and kinetic energy (CURRICULUM §6), with shape builders.
+
+Units: mass kg, lengths m, rotational inertia kg m^2; the 6x6 blocks are kg m^2, kg m, kg.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._checks import as_inertia3, as_matrix6, as_scalar, as_spatial_inertia, as_vector3, as_vector6
+from .transforms import _check_plucker, _skew
+
+
+def _assemble(m: np.ndarray, c: np.ndarray, I_C: np.ndarray) -> np.ndarray:
+    C = _skew(c)
+    mm = m[..., None, None]
+    shape = np.broadcast_shapes(m.shape, c.shape[:-1], I_C.shape[:-2])
+    out = np.zeros(shape + (6, 6))
+    out[..., :3, :3] = I_C - mm * (C @ C)
+    out[..., :3, 3:] = mm * C
+    out[..., 3:, :3] = -mm * C
+    out[..., 3:, 3:] = mm * np.eye(3)
+    return out
+
+
+def spatial_inertia(mass, com, inertia_com) -> np.ndarray:
+    """Spatial inertia at a reference point O (eq. 5.5): ``[[I_C - m D^2, m D], [-m D, m E]]``.
+
+    Parameters
+    ----------
+    mass : float or array_like, shape (...)
+        m in kg, non-negative.
+    com : array_like, shape (..., 3)
+        d = x_C - x_O in metres: from the reference point O to the centre of mass C.
+    inertia_com : array_like, shape (..., 3, 3)
+        I_C, rotational inertia about the COM in kg m^2, in the same axes as ``com``.
+
+    Returns
+    -------
+    ndarray, shape (..., 6, 6)
+        Maps a twist at O to the spatial momentum at O: H_O = I_O V_O.
+        The upper-left block I_C - m D^2 is the parallel-axis theorem.
+
+    Examples
+    --------
+    >>> import spatialbook as sb
+    >>> I_O = sb.spatial_inertia(sb.DOOR["mass"], sb.DOOR["com"], sb.DOOR["inertia_com"])
+    >>> round(float(I_O[2, 2]), 6)  # I_O,z = 8/75 + 2 * 0.4^2
+    0.426667
+    """
+    m = as_scalar("mass", mass, nonnegative=True)
+    c = as_vector3("com", com)
+    I_C = as_inertia3("inertia_com", inertia_com)
+    return _assemble(m, c, I_C)
+
+
+def inertia_parts(inertia) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Split a spatial inertia into (mass, com, inertia_com), inverting eq. 5.5.
+
+    >>> import numpy as np, spatialbook as sb
+    >>> m, c, I_C = sb.inertia_parts(sb.spatial_inertia(2.0, [0.4, 0, 0], np.eye(3)))
+    >>> float(m), c.round(12) + 0.0
+    (2.0, array([0.4, 0. , 0. ]))
+    """
+    M = as_spatial_inertia("inertia", inertia)
+    m = M[..., 3, 3]
+    if np.any(m <= 0):
+        raise ValueError("inertia: expected a positive mass to locate the centre of mass")
+    mC = M[..., :3, 3:]
+    mc = np.stack((mC[..., 2, 1], mC[..., 0, 2], mC[..., 1, 0]), axis=-1)
+    c = mc / m[..., None]
+    C = _skew(c)
+    I_C = M[..., :3, :3] + m[..., None, None] * (C @ C)
+    return m, c, I_C
+
+
+def transform_inertia(X, inertia) -> np.ndarray:
+    """Re-express a spatial inertia in NEW coordinates given the motion transform X (OLD -> NEW).
+
+    Congruence (CURRICULUM §6): kinetic energy is invariant, so 𝓘_old = X^T 𝓘_new X, i.e.
+    ``𝓘_new = X^{-T} 𝓘_old X^{-1}``, computed with the block inverse.
+
+    >>> import numpy as np, spatialbook as sb
+    >>> I_O = sb.spatial_inertia(2.0, [0.4, 0, 0], np.diag([0.24, 0.8 / 2.4, 8 / 75]))
+    >>> X_CO = sb.motion_transform(np.eye(3), [0.4, 0, 0])
+    >>> np.round(sb.transform_inertia(X_CO, I_O)[2, 2], 6)   # back to I_C,z = 8/75
+    np.float64(0.106667)
+    """
+    from .transforms import _inverse_blocks
+
+    X = _check_plucker("X", X)
+    if not np.allclose(X[..., :3, 3:], 0.0):
+        raise ValueError("X: expected a motion transform (upper-right block 0), not a force transform")
+    M = as_matrix6("inertia", inertia)
+    Xi = _inverse_blocks(X)
+    return np.swapaxes(Xi, -1, -2) @ M @ Xi
+
+
+def spatial_momentum(inertia, velocity) -> np.ndarray:
+    """Spatial momentum H = 𝓘 V = [angular momentum (kg m^2/s); linear momentum (kg m/s)].
+
+    >>> import spatialbook as sb
+    >>> I_O = sb.spatial_inertia(sb.DOOR["mass"], sb.DOOR["com"], sb.DOOR["inertia_com"])
+    >>> sb.spatial_momentum(I_O, [0, 0, 2, 0, 0, 0]).round(6) + 0.0
+    array([0.      , 0.      , 0.853333, 0.      , 1.6     , 0.      ])
+    """
+    M = as_matrix6("inertia", inertia)
+    V = as_vector6("velocity", velocity)
+    return np.einsum("...ij,...j->...i", M, V)
+
+
+def kinetic_energy(inertia, velocity) -> np.ndarray:
+    """Kinetic energy T = 1/2 V^T 𝓘 V in joules; the same at every reference point and axes.
+
+    >>> import spatialbook as sb
+    >>> I_O = sb.spatial_inertia(sb.DOOR["mass"], sb.DOOR["com"], sb.DOOR["inertia_com"])
+    >>> round(float(sb.kinetic_energy(I_O, [0, 0, 2, 0, 0, 0])), 6)
+    0.853333
+    """
+    M = as_matrix6("inertia", inertia)
+    V = as_vector6("velocity", velocity)
+    return 0.5 * np.einsum("...i,...ij,...j->...", V, M, V)
+
+
+# --- builders: inertia about the COM, body axes along the shape's edges ------------------
+
+
+def box_inertia(mass, size) -> np.ndarray:
+    """Rotational inertia (kg m^2) of a solid box about its COM; ``size`` = (a, b, c) edge lengths in m.
+
+    I = m/12 diag(b^2 + c^2, a^2 + c^2, a^2 + b^2).
+
+    >>> import spatialbook as sb
+    >>> sb.box_inertia(12.0, [1, 2, 3])
+    array([[13.,  0.,  0.],
+           [ 0., 10.,  0.],
+           [ 0.,  0.,  5.]])
+    """
+    m = as_scalar("mass", mass, nonnegative=True)
+    s = as_vector3("size", size)
+    if np.any(s < 0):
+        raise ValueError(f"size: expected non-negative edge lengths, got {s.tolist()}")
+    a2, b2, c2 = s[..., 0] ** 2, s[..., 1] ** 2, s[..., 2] ** 2
+    diag = np.stack((b2 + c2, a2 + c2, a2 + b2), axis=-1) * (m[..., None] / 12.0)
+    return diag[..., :, None] * np.eye(3)
+
+
+def plate_inertia(mass, width, height) -> np.ndarray:
+    """Thin plate in the body x-z plane (width along x, height along z), about its COM.
+
+    I = diag(m c^2/12, m (a^2 + c^2)/12, m a^2/12) with a = width, c = height.  The middle
+    moment equals the sum of the other two exactly (the triangle inequality's limit).
+
+    >>> import spatialbook as sb
+    >>> sb.plate_inertia(2.0, 0.8, 1.2).diagonal().round(6)
+    array([0.24    , 0.346667, 0.106667])
+    """
+    w = as_scalar("width", width, nonnegative=True)
+    h = as_scalar("height", height, nonnegative=True)
+    return box_inertia(mass, np.stack(np.broadcast_arrays(w, np.zeros_like(w), h), axis=-1))
+
+
+def rod_inertia(mass, length) -> np.ndarray:
+    """Thin rod along the body x axis about its COM: diag(0, m L^2/12, m L^2/12).
+
+    >>> import spatialbook as sb
+    >>> sb.rod_inertia(3.0, 2.0).diagonal()
+    array([0., 1., 1.])
+    """
+    L = as_scalar("length", length, nonnegative=True)
+    zeros = np.zeros_like(L)
+    return box_inertia(mass, np.stack((L, zeros, zeros), axis=-1))
+
+
+def point_mass_inertia(mass, position) -> np.ndarray:
+    """Spatial inertia (6x6) at the origin of point masses at ``position`` (..., 3); summing
+    over a body's particles gives the body's spatial inertia.
+
+    >>> import spatialbook as sb
+    >>> sb.point_mass_inertia(1.0, [1, 0, 0])[:3, :3].diagonal()
+    array([0., 1., 1.])
+    """
+    m = as_scalar("mass", mass, nonnegative=True)
+    r = as_vector3("position", position)
+    return _assemble(m, r, np.zeros(r.shape[:-1] + (3, 3)))

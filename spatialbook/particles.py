@@ -1,0 +1,87 @@
+"""A body as a cloud of point masses, summed point by point: the independent oracle for the
+6-D results (kinetic energy, momentum, accelerations, Newton–Euler).
+
+Positions are relative to the reference point O, in the same axes as the twist.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._checks import as_scalar, as_vector3, as_vector6
+from .screw import acceleration_field, velocity_field
+from .transforms import _cross
+
+
+def door_particles(nx: int = 40, nz: int = 60, door: dict | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The door as an ``nx`` by ``nz`` grid of equal point masses at cell centres.
+
+    Returns (masses (N,), positions (N, 3)) relative to the hinge O, body axes (x along the
+    width, z up, y = 0).  The grid's inertia tends to the plate's as the grid is refined
+    (each moment is low by the factor 1 - 1/n^2 along a direction with n cells).
+
+    >>> import spatialbook as sb
+    >>> m, r = sb.door_particles(4, 6)
+    >>> float(m.sum()), r.mean(axis=0).round(12) + 0.0
+    (2.0, array([0.4, 0. , 0. ]))
+    """
+    from .door import DOOR
+
+    door = DOOR if door is None else door
+    for name, n in (("nx", nx), ("nz", nz)):
+        if not isinstance(n, (int, np.integer)) or n < 1:
+            raise ValueError(f"{name}: expected a positive whole number of grid cells, got {n!r}")
+    a, c, m = door["width"], door["height"], door["mass"]
+    xs = (np.arange(nx) + 0.5) * (a / nx)
+    zs = (np.arange(nz) + 0.5) * (c / nz) - c / 2
+    X, Z = np.meshgrid(xs, zs, indexing="ij")
+    positions = np.stack((X.ravel(), np.zeros(X.size), Z.ravel()), axis=-1)
+    masses = np.full(X.size, m / X.size)
+    return masses, positions
+
+
+def _particles(masses, positions) -> tuple[np.ndarray, np.ndarray]:
+    m = as_scalar("masses", masses, nonnegative=True)
+    r = as_vector3("positions", positions)
+    if m.shape != r.shape[:-1]:
+        raise ValueError(f"masses: expected shape {r.shape[:-1]} to match positions, got {m.shape}")
+    return m, r
+
+
+def particle_kinetic_energy(masses, positions, velocity) -> float:
+    """T = sum_i 1/2 m_i |v_i|^2 with v_i from the velocity field of twist ``velocity`` (J)."""
+    m, r = _particles(masses, positions)
+    v = velocity_field(velocity, r)
+    return float(0.5 * np.sum(m * np.einsum("...i,...i->...", v, v)))
+
+
+def particle_momentum(masses, positions, velocity) -> np.ndarray:
+    """H_O = sum_i [r_i x m_i v_i; m_i v_i], angular momentum about O and linear momentum."""
+    m, r = _particles(masses, positions)
+    p = m[:, None] * velocity_field(velocity, r)
+    return np.concatenate((_cross(r, p).sum(axis=0), p.sum(axis=0)))
+
+
+def particle_accelerations(positions, velocity, classical_acceleration) -> np.ndarray:
+    """Classical acceleration of each particle, a_i = a_O + alpha x r_i + omega x (omega x r_i)."""
+    r = as_vector3("positions", positions)
+    return acceleration_field(velocity, classical_acceleration, r)
+
+
+def particle_wrench(masses, positions, velocity, classical_acceleration) -> np.ndarray:
+    """Total external wrench at O from Newton's law per particle: sum_i [r_i x m_i a_i; m_i a_i]."""
+    m, r = _particles(masses, positions)
+    V = as_vector6("velocity", velocity)
+    f = m[:, None] * particle_accelerations(r, V, classical_acceleration)
+    return np.concatenate((_cross(r, f).sum(axis=0), f.sum(axis=0)))
+
+
+def particle_inertia_com(masses, positions) -> tuple[float, np.ndarray, np.ndarray]:
+    """(mass, com, inertia about the com) of the particle cloud: 𝓘_C = -sum m_i [r_i - c]x^2."""
+    m, r = _particles(masses, positions)
+    M = float(m.sum())
+    c = (m[:, None] * r).sum(axis=0) / M
+    q = r - c
+    qq = np.einsum("...i,...i->...", q, q)
+    I = np.einsum("n,nij->ij", m, qq[:, None, None] * np.eye(3) - q[:, :, None] * q[:, None, :])
+    return M, c, I

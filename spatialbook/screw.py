@@ -1,0 +1,119 @@
+"""The velocity field (§1), the instantaneous screw axis (§3) and the wrench's central axis (§5)."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ._checks import as_vector3, as_vector6
+from .transforms import _cross
+
+
+class Axis(NamedTuple):
+    """A line with a pitch, relative to the reference point of the 6-vector it came from.
+
+    point : (..., 3) offset (m) from the reference point to the nearest point of the axis.
+    direction : (..., 3) unit vector along the axis.
+    pitch : (...) h in m/rad (screw) or m (wrench: torque per unit force along the axis);
+        ``inf`` for a pure translation (omega = 0) or a pure couple (f = 0).
+    """
+
+    point: np.ndarray
+    direction: np.ndarray
+    pitch: np.ndarray
+
+
+def velocity_field(velocity, points) -> np.ndarray:
+    """Velocity (m/s) of the body's field at ``points``: v(x) = v_P + omega x (x - x_P).
+
+    Parameters
+    ----------
+    velocity : array_like, shape (6,) or (..., 6)
+        Twist [omega; v_P] at reference point P.
+    points : array_like, shape (..., 3)
+        Positions relative to P (x - x_P, metres), same axes as the twist.  They may be
+        material points or fixed locations in space: the field is defined everywhere.
+
+    Returns
+    -------
+    ndarray, shape (..., 3)
+
+    >>> import spatialbook as sb
+    >>> sb.velocity_field([0, 0, 2, 0, 0, 0], [[0.4, 0, 0], [0.8, 0, 0]])
+    array([[0. , 0.8, 0. ],
+           [0. , 1.6, 0. ]])
+    """
+    V = as_vector6("velocity", velocity)
+    r = as_vector3("points", points)
+    return V[..., 3:] + _cross(V[..., :3], r)
+
+
+def acceleration_field(velocity, acceleration, points) -> np.ndarray:
+    """Classical acceleration (m/s^2) of material points: a_Q = a_P + alpha x d + omega x (omega x d).
+
+    ``velocity`` = [omega; v_P] and ``acceleration`` = [alpha; a_P] hold CLASSICAL quantities of
+    material point P (not the spatial acceleration); ``points`` are d = x_Q - x_P.
+
+    >>> import spatialbook as sb
+    >>> sb.acceleration_field([0, 0, 2, 0, 0, 0], [0, 0, 3, 0, 0, 0], [0.4, 0, 0])
+    array([-1.6,  1.2,  0. ])
+    """
+    V = as_vector6("velocity", velocity)
+    Ac = as_vector6("acceleration", acceleration)
+    d = as_vector3("points", points)
+    w = V[..., :3]
+    return Ac[..., 3:] + _cross(Ac[..., :3], d) + _cross(w, _cross(w, d))
+
+
+def _axis_of(name: str, a: np.ndarray, b: np.ndarray) -> Axis:
+    """Shared geometry of the screw axis (a = omega, b = v_P) and the central axis (a = f, b = tau_P).
+
+    Offset to the axis a x b / |a|^2, pitch a . b / |a|^2, direction a/|a|; where a = 0 the
+    axis is at infinity: pitch inf, direction b/|b|.
+    """
+    aa = np.einsum("...i,...i->...", a, a)
+    bb = np.einsum("...i,...i->...", b, b)
+    if np.any((aa == 0) & (bb == 0)):
+        raise ValueError(f"{name}: the all-zero 6-vector has no axis")
+    regular = aa > 0
+    safe = np.where(regular, aa, 1.0)
+    point = np.where(regular[..., None], _cross(a, b) / safe[..., None], 0.0)
+    pitch = np.where(regular, np.einsum("...i,...i->...", a, b) / safe, np.inf)
+    unit_a = a / np.sqrt(safe)[..., None]
+    unit_b = b / np.sqrt(np.where(bb > 0, bb, 1.0))[..., None]
+    direction = np.where(regular[..., None], unit_a, unit_b)
+    return Axis(point, direction, pitch)
+
+
+def screw_axis(velocity) -> Axis:
+    """Instantaneous screw axis of a twist (Chasles, §3).
+
+    For omega != 0: point r = omega x v_P / |omega|^2 (offset from P, perpendicular to omega),
+    direction omega/|omega|, pitch h = omega . v_P / |omega|^2 in m/rad; every point on the
+    axis moves with velocity h omega.  omega = 0 (pure translation): pitch ``inf``, direction
+    v/|v|, point 0.  The all-zero twist raises ``ValueError``.
+
+    >>> import spatialbook as sb
+    >>> ax = sb.screw_axis([0, 0, 2, 0, 0.8, 0])      # door twist at its COM
+    >>> ax.point, ax.direction, float(ax.pitch)
+    (array([-0.4,  0. ,  0. ]), array([0., 0., 1.]), 0.0)
+    """
+    V = as_vector6("velocity", velocity)
+    return _axis_of("velocity", V[..., :3], V[..., 3:])
+
+
+def central_axis(force) -> Axis:
+    """Central axis of a wrench (Poinsot, §5), the dual of :func:`screw_axis`.
+
+    For f != 0: point d = f x tau_P / |f|^2 (offset from P, perpendicular to f), direction
+    f/|f|, pitch f . tau_P / |f|^2 (m): at the axis the torque is parallel to f.  f = 0 (a pure
+    couple): pitch ``inf``, direction tau/|tau|.  The all-zero wrench raises ``ValueError``.
+
+    >>> import spatialbook as sb
+    >>> ax = sb.central_axis([0, 0, 1.28, -3.2, 2.4, 0])
+    >>> ax.point.round(4) + 0.0, float(ax.pitch)
+    (array([0.192, 0.256, 0.   ]), 0.0)
+    """
+    F = as_vector6("force", force)
+    return _axis_of("force", F[..., 3:], F[..., :3])
