@@ -21,6 +21,8 @@ Conventions (every docstring in the package refers to these)
 array([ 0.  ,  0.  ,  1.28, -3.2 ,  2.4 ,  0.  ])
 """
 
+import types as _types
+
 from .transforms import (
     force_transform, inverse_transform, motion_transform, rotation_x, rotation_y, rotation_z,
     shift_twist, shift_wrench, skew, transform_vectors, unskew,
@@ -48,5 +50,8 @@ from .particles import (
     particle_momentum, particle_wrench,
 )
 
-__all__ = [name for name in dir() if not name.startswith("_")]
+# Public names only: functions, the Axis type and DOOR (not the submodules themselves, so that
+# ``from spatialbook import *`` does not bind names such as ``inertia`` or ``door``).
+__all__ = [name for name, value in dict(globals()).items()
+           if not name.startswith("_") and not isinstance(value, _types.ModuleType)]
 __version__ = "0.1.0"

@@ -70,38 +70,59 @@ def as_rotation(name: str, value) -> np.ndarray:
 def as_inertia3(name: str, value) -> np.ndarray:
     """A physical 3x3 rotational inertia: symmetric, PSD, principal moments obey the triangle inequality."""
     I = as_array(name, value, (3, 3))
-    scale = max(1.0, float(np.max(np.abs(I))))
-    if not np.allclose(I, np.swapaxes(I, -1, -2), atol=STRUCTURE_TOL * scale):
-        raise ValueError(f"{name}: expected a symmetric 3x3 inertia matrix, got {I.tolist()}")
+    _check_rotational(name, I, "inertia")
+    return I
+
+
+def _scale(arr: np.ndarray) -> float:
+    """Largest magnitude in ``arr``: tolerances are relative to it, so a check does not depend
+    on the units (grams or tonnes, millimetres or kilometres)."""
+    return float(np.max(np.abs(arr))) if arr.size else 0.0
+
+
+def _check_rotational(name: str, I: np.ndarray, what: str, scale: float | None = None) -> None:
+    tol = STRUCTURE_TOL * (_scale(I) if scale is None else scale)
+    if not np.allclose(I, np.swapaxes(I, -1, -2), rtol=0.0, atol=tol):
+        raise ValueError(f"{name}: expected a symmetric 3x3 {what} matrix, got {I.tolist()}")
     moments = np.linalg.eigvalsh(I)
-    tol = 1e-9 * scale
     if np.any(moments < -tol):
         raise ValueError(
-            f"{name}: expected a positive semi-definite inertia, got principal moments {moments.tolist()}"
+            f"{name}: expected a positive semi-definite {what}, got principal moments {moments.tolist()}"
         )
     a, b, c = moments[..., 0], moments[..., 1], moments[..., 2]
     if np.any(a + b < c - tol):
         raise ValueError(
-            f"{name}: principal moments {moments.tolist()} break the triangle inequality "
+            f"{name}: principal moments {moments.tolist()} of the {what} break the triangle inequality "
             "(each moment must be at most the sum of the other two)"
         )
-    return I
 
 
 def as_spatial_inertia(name: str, value) -> np.ndarray:
-    """A 6x6 spatial inertia: symmetric, lower-right block m E with m >= 0, PSD."""
+    """A 6x6 spatial inertia: symmetric, lower-right block m E with m >= 0, PSD, and (for m > 0)
+    a rotational inertia about the COM that obeys the triangle inequality."""
     M = as_matrix6(name, value)
-    scale = max(1.0, float(np.max(np.abs(M))))
-    if not np.allclose(M, np.swapaxes(M, -1, -2), atol=STRUCTURE_TOL * scale):
+    scale = _scale(M)
+    tol = STRUCTURE_TOL * scale
+    if not np.allclose(M, np.swapaxes(M, -1, -2), rtol=0.0, atol=tol):
         raise ValueError(f"{name}: expected a symmetric 6x6 spatial inertia")
     m = M[..., 3, 3]
     lower = M[..., 3:, 3:]
-    if not np.allclose(lower, m[..., None, None] * np.eye(3), atol=STRUCTURE_TOL * scale):
+    if not np.allclose(lower, m[..., None, None] * np.eye(3), rtol=0.0, atol=tol):
         raise ValueError(f"{name}: expected the lower-right 3x3 block to be m E (mass times identity)")
     if np.any(m < 0):
         raise ValueError(f"{name}: expected a non-negative mass in the lower-right block, got {m}")
-    if np.any(np.linalg.eigvalsh(M) < -1e-9 * scale):
+    if np.any(np.linalg.eigvalsh(M) < -tol):
         raise ValueError(f"{name}: expected a positive semi-definite spatial inertia")
+    # About the COM: I_C = I_O + m C^2 with C = [c]x, c = (m c) / m  (eq. 5.5 read backwards).
+    mC = M[..., :3, 3:]
+    mc = np.stack((mC[..., 2, 1], mC[..., 0, 2], mC[..., 1, 0]), axis=-1)
+    safe = np.where(m > 0, m, 1.0)[..., None]
+    c = mc / safe
+    C = np.zeros(c.shape[:-1] + (3, 3))
+    C[..., 0, 1], C[..., 0, 2], C[..., 1, 2] = -c[..., 2], c[..., 1], -c[..., 0]
+    C[..., 1, 0], C[..., 2, 0], C[..., 2, 1] = c[..., 2], -c[..., 1], c[..., 0]
+    I_C = M[..., :3, :3] + safe[..., None] * (C @ C)
+    _check_rotational(name, I_C, "rotational inertia about the centre of mass", scale)
     return M
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_matrix6, as_vector6
+from ._checks import as_spatial_inertia, as_vector6
 from .transforms import _skew
 
 
@@ -87,7 +87,7 @@ def inertial_wrench(inertia, acceleration) -> np.ndarray:
     >>> sb.inertial_wrench(I_O, [0, 0, 3, 0, 0, 0]).round(12) + 0.0
     array([0.  , 0.  , 1.28, 0.  , 2.4 , 0.  ])
     """
-    M = as_matrix6("inertia", inertia)
+    M = as_spatial_inertia("inertia", inertia)
     A = as_vector6("acceleration", acceleration)
     return np.einsum("...ij,...j->...i", M, A)
 
@@ -100,7 +100,7 @@ def bias_wrench(inertia, velocity) -> np.ndarray:
     >>> sb.bias_wrench(I_O, [0, 0, 2, 0, 0, 0]).round(12) + 0.0
     array([ 0. ,  0. ,  0. , -3.2,  0. ,  0. ])
     """
-    M = as_matrix6("inertia", inertia)
+    M = as_spatial_inertia("inertia", inertia)
     V = as_vector6("velocity", velocity)
     H = np.einsum("...ij,...j->...i", M, V)
     return np.einsum("...ij,...j->...i", _crf(V), H)

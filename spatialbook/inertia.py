@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_inertia3, as_matrix6, as_scalar, as_spatial_inertia, as_vector3, as_vector6
+from ._checks import as_inertia3, as_scalar, as_spatial_inertia, as_vector3, as_vector6
 from .transforms import _check_plucker, _skew
 
 
@@ -91,7 +91,7 @@ def transform_inertia(X, inertia) -> np.ndarray:
     X = _check_plucker("X", X)
     if not np.allclose(X[..., :3, 3:], 0.0):
         raise ValueError("X: expected a motion transform (upper-right block 0), not a force transform")
-    M = as_matrix6("inertia", inertia)
+    M = as_spatial_inertia("inertia", inertia)
     Xi = _inverse_blocks(X)
     return np.swapaxes(Xi, -1, -2) @ M @ Xi
 
@@ -104,7 +104,7 @@ def spatial_momentum(inertia, velocity) -> np.ndarray:
     >>> sb.spatial_momentum(I_O, [0, 0, 2, 0, 0, 0]).round(6) + 0.0
     array([0.      , 0.      , 0.853333, 0.      , 1.6     , 0.      ])
     """
-    M = as_matrix6("inertia", inertia)
+    M = as_spatial_inertia("inertia", inertia)
     V = as_vector6("velocity", velocity)
     return np.einsum("...ij,...j->...i", M, V)
 
@@ -117,7 +117,7 @@ def kinetic_energy(inertia, velocity) -> np.ndarray:
     >>> round(float(sb.kinetic_energy(I_O, [0, 0, 2, 0, 0, 0])), 6)
     0.853333
     """
-    M = as_matrix6("inertia", inertia)
+    M = as_spatial_inertia("inertia", inertia)
     V = as_vector6("velocity", velocity)
     return 0.5 * np.einsum("...i,...ij,...j->...", V, M, V)
 

@@ -49,7 +49,7 @@ def _particles(masses, positions) -> tuple[np.ndarray, np.ndarray]:
 
 
 def particle_kinetic_energy(masses, positions, velocity) -> float:
-    """T = sum_i 1/2 m_i |v_i|^2 with v_i from the velocity field of twist ``velocity`` (J)."""
+    """``T = sum_i 1/2 m_i |v_i|^2`` with v_i from the velocity field of twist ``velocity`` (J)."""
     m, r = _particles(masses, positions)
     v = velocity_field(velocity, r)
     return float(0.5 * np.sum(m * np.einsum("...i,...i->...", v, v)))

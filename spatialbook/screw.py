@@ -13,9 +13,12 @@ from .transforms import _cross
 class Axis(NamedTuple):
     """A line with a pitch, relative to the reference point of the 6-vector it came from.
 
-    point : (..., 3) offset (m) from the reference point to the nearest point of the axis.
-    direction : (..., 3) unit vector along the axis.
-    pitch : (...) h in m/rad (screw) or m (wrench: torque per unit force along the axis);
+    point
+        (..., 3) offset (m) from the reference point to the nearest point of the axis.
+    direction
+        (..., 3) unit vector along the axis.
+    pitch
+        (...) h in m/rad (screw) or m (wrench: torque per unit force along the axis);
         ``inf`` for a pure translation (omega = 0) or a pure couple (f = 0).
     """
 
@@ -89,10 +92,10 @@ def _axis_of(name: str, a: np.ndarray, b: np.ndarray) -> Axis:
 def screw_axis(velocity) -> Axis:
     """Instantaneous screw axis of a twist (Chasles, §3).
 
-    For omega != 0: point r = omega x v_P / |omega|^2 (offset from P, perpendicular to omega),
-    direction omega/|omega|, pitch h = omega . v_P / |omega|^2 in m/rad; every point on the
-    axis moves with velocity h omega.  omega = 0 (pure translation): pitch ``inf``, direction
-    v/|v|, point 0.  The all-zero twist raises ``ValueError``.
+    For omega != 0: point ``r = omega x v_P / |omega|^2`` (offset from P, perpendicular to
+    omega), direction ``omega / |omega|``, pitch ``h = omega . v_P / |omega|^2`` in m/rad; every
+    point on the axis moves with velocity h omega.  omega = 0 (pure translation): pitch ``inf``,
+    direction ``v / |v|``, point 0.  The all-zero twist raises ``ValueError``.
 
     >>> import spatialbook as sb
     >>> ax = sb.screw_axis([0, 0, 2, 0, 0.8, 0])      # door twist at its COM
@@ -106,9 +109,10 @@ def screw_axis(velocity) -> Axis:
 def central_axis(force) -> Axis:
     """Central axis of a wrench (Poinsot, §5), the dual of :func:`screw_axis`.
 
-    For f != 0: point d = f x tau_P / |f|^2 (offset from P, perpendicular to f), direction
-    f/|f|, pitch f . tau_P / |f|^2 (m): at the axis the torque is parallel to f.  f = 0 (a pure
-    couple): pitch ``inf``, direction tau/|tau|.  The all-zero wrench raises ``ValueError``.
+    For f != 0: point ``d = f x tau_P / |f|^2`` (offset from P, perpendicular to f), direction
+    ``f / |f|``, pitch ``f . tau_P / |f|^2`` (m): at the axis the torque is parallel to f.
+    f = 0 (a pure couple): pitch ``inf``, direction ``tau / |tau|``.  The all-zero wrench raises
+    ``ValueError``.
 
     >>> import spatialbook as sb
     >>> ax = sb.central_axis([0, 0, 1.28, -3.2, 2.4, 0])

@@ -243,8 +243,25 @@ def transform_vectors(X, vectors) -> np.ndarray:
     X = as_matrix6("X", X)
     V = as_vector6("vectors", vectors)
     if X.ndim == 2:
-        return V @ X.T
+        if V.size <= 6 * _ROWS_PER_CALL:
+            return V @ X.T
+        return _rows_times(V.reshape(-1, 6), X.T).reshape(V.shape)
     return np.einsum("...ij,...j->...i", X, V)
+
+
+#: Rows per BLAS call in :func:`transform_vectors`.  A tall (n, 6) x (6, 6) product in one call
+#: lets a threaded BLAS split it across cores, which on a busy machine is many times slower than
+#: one core; blocks this small stay single-threaded and fit in cache.
+_ROWS_PER_CALL = 4096
+
+
+def _rows_times(rows: np.ndarray, M: np.ndarray) -> np.ndarray:
+    """rows @ M for a tall (n, k) array, computed block by block."""
+    out = np.empty((rows.shape[0], M.shape[1]))
+    for start in range(0, rows.shape[0], _ROWS_PER_CALL):
+        stop = start + _ROWS_PER_CALL
+        np.matmul(rows[start:stop], M, out=out[start:stop])
+    return out
 
 
 def shift_twist(velocity, displacement) -> np.ndarray:
