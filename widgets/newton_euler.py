@@ -1,0 +1,154 @@
+"""E6 — the Newton–Euler equation on the door, term by term (CURRICULUM §8).
+
+The door (m = 2 kg, 0.8 m x 1.2 m plate) turns about its fixed hinge O at omega e_z with
+angular acceleration alpha e_z, at the instant it lies along +x.  The total external wrench
+it needs is
+
+    F = I A + V x* (I V)                             (eq. 5.7)
+
+at any common reference point.  At the hinge with omega = 2 rad/s and alpha = 3 rad/s^2:
+F_O = [0, 0, 1.28; -3.2, 2.4, 0].  The centripetal pull -3.2 e_x N comes entirely from the
+bias term V x* (I V); the tangential force 2.4 e_y N and the torque 1.28 e_z N m from I A.
+Switch the reference to the COM: f is unchanged (f = m a_C), tau becomes tau_C = I_C alpha
+= 0.32 e_z N m, and the split between the two terms changes as the transform rules say.
+With alpha = 0 only the centripetal pull remains.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import spatialbook as sb
+
+from ._base import COLORS, Choice, Experiment, Slider
+
+WIDTH = float(sb.DOOR["width"])
+MASS = float(sb.DOOR["mass"])
+COM = np.asarray(sb.DOOR["com"], float)
+I_O = sb.spatial_inertia(MASS, COM, sb.DOOR["inertia_com"])
+X_CO = sb.motion_transform(np.eye(3), COM)          # hinge O -> COM C, same axes
+ARROW_F = 0.06                                       # drawn m per N
+BAR_LIM = 8.0
+REFERENCES = ("hinge", "COM")
+LABELS = ["τx", "τy", "τz", "fx", "fy", "fz"]
+
+CONTROLS = (
+    Slider("alpha", "α (rad/s²)", -5.0, 5.0, 0.25, float(sb.DOOR["alpha"])),
+    Choice("reference", "reference point", REFERENCES, "hinge"),
+    Slider("omega", "ω (rad/s)", -3.0, 3.0, 0.1, float(sb.DOOR["omega"]), ".1f"),
+)
+
+
+def scene(alpha=3.0, reference="hinge", omega=2.0) -> dict:
+    """I A, V x* I V and their sum at the hinge or the COM, plus a_C, all from spatialbook."""
+    if reference not in REFERENCES:
+        raise ValueError(f"reference: expected one of {REFERENCES}, got {reference!r}")
+    V_O = np.array([0.0, 0.0, omega, 0.0, 0.0, 0.0])     # hinge fixed
+    A_O = np.array([0.0, 0.0, alpha, 0.0, 0.0, 0.0])
+    V_C = sb.transform_vectors(X_CO, V_O)
+    A_C = sb.transform_vectors(X_CO, A_O)                  # spatial accelerations are motions
+    if reference == "hinge":
+        I, V, A, x_ref = I_O, V_O, A_O, np.zeros(3)
+    else:
+        I, V, A, x_ref = sb.transform_inertia(X_CO, I_O), V_C, A_C, COM
+    inertial = sb.inertial_wrench(I, A)
+    bias = sb.bias_wrench(I, V)
+    total = sb.required_wrench(I, V, A)
+    S = sb.revolute_axis([0.0, 0.0, 1.0], [0.0, 0.0, 0.0], x_ref)
+    numbers = {
+        "x_ref": x_ref, "V": V, "A": A,
+        "inertial": inertial, "bias": bias, "total": total,
+        "tau": total[:3], "f": total[3:],
+        "a_C": sb.material_acceleration(V_C, A_C), "mass": MASS,
+        "hinge_torque": sb.generalized_force(S, total),
+        "power": sb.power(V, total),
+    }
+    return {"x_ref": x_ref, "numbers": numbers}
+
+
+class NewtonEuler(Experiment):
+    """E6: F = I A + V ×* (I V) per component, at the hinge or at the COM."""
+
+    name = "newton_euler"
+    title = "E6 Newton–Euler on the door"
+    alt = ("Left: the door from above with the required force arrow and torque arc at the chosen "
+           "reference point. Right: bars of each wrench component split into the inertial term "
+           "I A and the bias term V cross-star I V, with the total marked.")
+    CONTROLS = CONTROLS
+    READOUTS = (
+        ("F = I A + V×*IV", "total", "N m, N"),
+        ("I A", "inertial", "N m, N"),
+        ("V ×* I V", "bias", "N m, N"),
+        ("τ", "tau", "N m"),
+        ("f (= m a_C)", "f", "N"),
+        ("a_C (m = 2 kg)", "a_C", "m/s²"),
+        ("hinge torque Sᵀ F", "hinge_torque", "N m"),
+        ("power Vᵀ F", "power", "W"),
+    )
+    main_control = "alpha"
+    scene = staticmethod(scene)
+
+    def _setup(self, fig):
+        from matplotlib.lines import Line2D
+        ax = fig.add_axes((0.08, 0.12, 0.39, 0.78))
+        ax.set_aspect("equal")
+        ax.set_xlim(-0.55, 1.0); ax.set_ylim(-0.6, 0.6)
+        ax.set_xlabel("x (m)"); ax.set_ylabel("y (m)")
+        ax.set_title("door from above: required f and τ\n(1 N ↦ 0.06 m; arc ∝ τ_z)", fontsize=10)
+        ax.plot([0, WIDTH], [0, 0], "-", color=COLORS["door"], lw=5, alpha=0.85,
+                solid_capstyle="butt", zorder=1)
+        ax.plot([0], [0], "o", color="black", ms=6, zorder=5)
+        ax.annotate("hinge O", (0, 0), (-0.1, -0.12), fontsize=8)
+        ax.plot([COM[0]], [COM[1]], "o", color=COLORS["orange"], ms=7, zorder=4)
+        ax.annotate("C", (COM[0], 0), (COM[0] + 0.02, -0.1), fontsize=9)
+        self.ref = self._moving(ax.plot([], [], "D", color=COLORS["blue"], ms=8, zorder=6)[0])
+        q = dict(angles="xy", scale_units="xy", scale=1 / ARROW_F)
+        self.q_in = self._moving(ax.quiver([0], [0], [0], [0], color=COLORS["green"], width=0.006,
+                                           zorder=7, **q))
+        self.q_bias = self._moving(ax.quiver([0], [0], [0], [0], color=COLORS["purple"],
+                                             width=0.006, zorder=7, **q))
+        self.q_f = self._moving(ax.quiver([0], [0], [0], [0], color=COLORS["vermillion"],
+                                          width=0.011, zorder=6, **q))
+        self.arc = self._moving(ax.plot([], [], "-", color=COLORS["blue"], lw=2, zorder=6)[0])
+        self.arc_head = self._moving(ax.plot([], [], "o", color=COLORS["blue"], ms=4, zorder=6)[0])
+        self._on_top(ax.legend(handles=[Line2D([], [], color=COLORS["vermillion"], lw=3, label="f (total)"),
+                           Line2D([], [], color=COLORS["green"], lw=2, label="f from I A"),
+                           Line2D([], [], color=COLORS["purple"], lw=2, label="f from V×*IV"),
+                           Line2D([], [], color=COLORS["blue"], lw=2, label="τ_z arc")],
+                  loc="lower left", fontsize=7, framealpha=0.9))
+
+        bx = fig.add_axes((0.56, 0.12, 0.41, 0.78))
+        xs = np.arange(6)
+        self.b_in = bx.bar(xs - 0.2, np.zeros(6), 0.38, color=COLORS["green"], label="I A")
+        self.b_bias = bx.bar(xs + 0.2, np.zeros(6), 0.38, color=COLORS["purple"],
+                             label="V ×* I V")
+        for b in (*self.b_in, *self.b_bias):
+            self._moving(b)
+        self.total = self._moving(bx.plot(xs, np.zeros(6), "_", color="black", ms=22, mew=2.5,
+                                          label="total F", zorder=5)[0])
+        bx.set_xticks(xs, [f"{l}\n({'N m' if i < 3 else 'N'})" for i, l in enumerate(LABELS)],
+                      fontsize=8)
+        bx.set_ylim(-BAR_LIM, BAR_LIM); bx.set_ylabel("wrench component (N m or N)")
+        bx.axhline(0, color="black", lw=0.8); bx.axvline(2.5, color="grey", lw=0.8)
+        bx.grid(True, axis="y", alpha=0.3)
+        bx.legend(loc="upper left", fontsize=8)
+        bx.set_title("F = I A + V ×* (I V)", fontsize=10)
+
+    def _draw(self, s):
+        n = s["numbers"]
+        x = s["x_ref"]
+        self.ref.set_data([x[0]], [x[1]])
+        for q, k in ((self.q_in, "inertial"), (self.q_bias, "bias"), (self.q_f, "total")):
+            q.set_offsets(x[None, :2])
+            q.set_UVC(n[k][3:4], n[k][4:5])
+        span = np.clip(n["tau"][2] / 2.0, -1.0, 1.0) * 1.75 * np.pi   # 2 N m = 315 deg
+        phi = np.linspace(0.0, span, 40) - np.pi / 2
+        r = 0.12
+        self.arc.set_data(x[0] + r * np.cos(phi), x[1] + r * np.sin(phi))
+        self.arc_head.set_data([x[0] + r * np.cos(phi[-1])], [x[1] + r * np.sin(phi[-1])])
+        self.arc_head.set_visible(abs(span) > 1e-9)
+        for i in range(6):
+            self.b_in[i].set_height(float(n["inertial"][i]))
+            self.b_bias[i].set_height(float(n["bias"][i]))
+        self.total.set_ydata(n["total"])
+        return False

@@ -1,0 +1,143 @@
+"""E3 — the power of a push, split between rotation and translation (CURRICULUM §4).
+
+The door turns about its fixed hinge O at omega e_z, seen at the instant it lies along +x.
+A hand pushes at the free edge Q = (0.8, 0, 0) m with a 5 N force f, tilted by the push angle
+from the door's normal.  Refer both the twist and the wrench to a reference point P that
+slides along the door from the hinge to Q:
+
+    V_P = [omega; v_P],  F_P = [tau_P; f],  power = omega . tau_P + v_P . f.
+
+Moving P toward Q shortens the lever arm, so the rotational term omega . tau_P shrinks, while
+P moves faster, so the translational term v_P . f grows; their sum stays the same for every
+P.  At Q, which lies on the force's line of action, tau_P = 0 and all the power flows through
+v_P . f.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import spatialbook as sb
+
+from ._base import COLORS, Choice, Experiment, Slider
+
+WIDTH = float(sb.DOOR["width"])
+PUSH_POINT = np.array([WIDTH, 0.0, 0.0])   # m, the free edge of the door
+PUSH_FORCE = 5.0                           # N
+ARROW_V = 0.15                             # drawn m per m/s
+ARROW_F = 0.06                             # drawn m per N
+BAR_LIM = 13.0
+
+CONTROLS = (
+    Slider("ref_x", "reference point P, x (m)", 0.0, WIDTH, 0.02, 0.0),
+    Slider("push_angle", "push tilt (deg)", -60.0, 60.0, 5.0, 0.0, ".0f"),
+    Slider("omega", "ω (rad/s)", -3.0, 3.0, 0.1, float(sb.DOOR["omega"]), ".1f"),
+)
+
+
+def scene(ref_x=0.0, push_angle=0.0, omega=2.0) -> dict:
+    """Twist, wrench and the two power terms at P = (ref_x, 0, 0), all from spatialbook."""
+    V_O = np.array([0.0, 0.0, omega, 0.0, 0.0, 0.0])            # hinge fixed
+    f = sb.rotation_z(np.deg2rad(push_angle)) @ np.array([0.0, PUSH_FORCE, 0.0])
+    F_Q = np.concatenate([np.zeros(3), f])                       # a pure force applied at Q
+    F_O = sb.shift_wrench(F_Q, -PUSH_POINT)                      # Q -> O: d = x_O - x_Q
+    x_P = np.array([ref_x, 0.0, 0.0])
+    V_P = sb.shift_twist(V_O, x_P)
+    F_P = sb.shift_wrench(F_O, x_P)
+    rot, trans = sb.power_terms(V_P, F_P)
+    total = sb.power(V_P, F_P)
+    line = sb.central_axis(F_P)                                  # the line of action
+    S_P = sb.revolute_axis([0.0, 0.0, 1.0], [0.0, 0.0, 0.0], x_P)
+    numbers = {
+        "V_P": V_P, "F_P": F_P, "v_P": V_P[3:], "tau_P": F_P[:3], "f": F_P[3:],
+        "rotational_power": rot, "translational_power": trans, "total_power": total,
+        "lever_arm": np.linalg.norm(line.point),                 # distance P -> line of action
+        "hinge_torque": sb.generalized_force(S_P, F_P),          # S^T F_P, the same for all P
+        "line_point": x_P + line.point, "line_direction": line.direction,
+    }
+    return {"x_P": x_P, "x_Q": PUSH_POINT, "numbers": numbers}
+
+
+class PowerSplit(Experiment):
+    """E3: ω·τ_P and v_P·f trade places as P slides to the push point; their sum does not move."""
+
+    name = "power_split"
+    title = "E3 power split of a push on the door"
+    alt = ("Top view of the door with a push at its free edge and a sliding reference point; "
+           "bars show the rotational power ω·τ, the translational power v·f and their constant sum.")
+    CONTROLS = CONTROLS
+    READOUTS = (
+        ("ω·τ_P", "rotational_power", "W"),
+        ("v_P·f", "translational_power", "W"),
+        ("total V_Pᵀ F_P", "total_power", "W"),
+        ("τ_P", "tau_P", "N m"),
+        ("f", "f", "N"),
+        ("v_P", "v_P", "m/s"),
+        ("lever arm P→line", "lever_arm", "m"),
+        ("hinge torque Sᵀ F_P", "hinge_torque", "N m"),
+    )
+    main_control = "ref_x"
+    scene = staticmethod(scene)
+
+    def _setup(self, fig):
+        from matplotlib.lines import Line2D
+        ax = fig.add_axes((0.08, 0.12, 0.50, 0.78))
+        ax.set_aspect("equal")
+        ax.set_xlim(-0.25, 1.25); ax.set_ylim(-0.45, 0.75)
+        ax.set_xlabel("x (m)"); ax.set_ylabel("y (m)")
+        ax.set_title("door from above: push f at Q, reference point P\n"
+                     "(1 m/s ↦ 0.15 m, 1 N ↦ 0.06 m)", fontsize=10)
+        ax.plot([0, WIDTH], [0, 0], "-", color=COLORS["door"], lw=5, alpha=0.85,
+                solid_capstyle="butt", zorder=2)
+        ax.plot([0], [0], "o", color="black", ms=6, zorder=5)
+        ax.annotate("hinge O", (0, 0), (-0.2, -0.12), fontsize=8)
+        ax.plot([WIDTH], [0], "o", color=COLORS["vermillion"], ms=6, zorder=5)
+        ax.annotate("push point Q", (WIDTH, 0), (WIDTH - 0.05, -0.12), fontsize=8)
+        self.line = self._moving(ax.plot([], [], "--", color=COLORS["vermillion"], lw=1,
+                                         zorder=1)[0], depends=("push_angle",))
+        self.q_f = self._moving(ax.quiver([WIDTH], [0], [0], [0], color=COLORS["vermillion"],
+                                          angles="xy", scale_units="xy", scale=1 / ARROW_F,
+                                          width=0.008, zorder=6), depends=("push_angle",))
+        self.P = self._moving(ax.plot([], [], "D", color=COLORS["blue"], ms=8, zorder=7)[0])
+        self.q_v = self._moving(ax.quiver([0], [0], [0], [0], color=COLORS["blue"], angles="xy",
+                                          scale_units="xy", scale=1 / ARROW_V, width=0.008,
+                                          zorder=6))
+        self.arc = self._moving(ax.plot([], [], "-", color=COLORS["green"], lw=2, zorder=6)[0])
+        self.arc_head = self._moving(ax.plot([], [], "o", color=COLORS["green"], ms=4, zorder=6)[0])
+        self._on_top(ax.legend(handles=[Line2D([], [], color=COLORS["vermillion"], lw=3, label="push f"),
+                           Line2D([], [], color=COLORS["vermillion"], ls="--", label="line of action"),
+                           Line2D([], [], color=COLORS["blue"], marker="D", lw=3, label="P and v_P"),
+                           Line2D([], [], color=COLORS["green"], lw=2, label="τ_P (arc ∝ τ_z)")],
+                  loc="upper left", fontsize=7, framealpha=0.9))
+
+        bx = fig.add_axes((0.67, 0.12, 0.30, 0.78))
+        self.bars = bx.bar([0, 1, 2], [0, 0, 0],
+                           color=[COLORS["green"], COLORS["blue"], COLORS["door"]], width=0.6)
+        for b in self.bars:
+            self._moving(b)
+        bx.set_xticks([0, 1, 2], ["ω·τ_P", "v_P·f", "total"])
+        bx.set_ylim(-BAR_LIM, BAR_LIM); bx.set_ylabel("power (W)")
+        bx.axhline(0, color="black", lw=0.8)
+        bx.grid(True, axis="y", alpha=0.3)
+        bx.set_title("power = ω·τ_P + v_P·f", fontsize=10)
+
+    def _draw(self, s):
+        n = s["numbers"]
+        p, d = n["line_point"], n["line_direction"]
+        t = np.array([-3.0, 3.0])
+        self.line.set_data(p[0] + t * d[0], p[1] + t * d[1])
+        self.q_f.set_UVC(n["f"][:1], n["f"][1:2])
+        x_P = s["x_P"]
+        self.P.set_data([x_P[0]], [x_P[1]])
+        self.q_v.set_offsets(x_P[None, :2])
+        self.q_v.set_UVC(n["v_P"][:1], n["v_P"][1:2])
+        span = np.clip(n["tau_P"][2] / 4.0, -1.0, 1.0) * 1.75 * np.pi   # 4 N m = 315 deg
+        phi = np.linspace(0.0, span, 40) + np.pi / 2
+        r = 0.09
+        self.arc.set_data(x_P[0] + r * np.cos(phi), x_P[1] + r * np.sin(phi))
+        self.arc_head.set_data([x_P[0] + r * np.cos(phi[-1])], [x_P[1] + r * np.sin(phi[-1])])
+        self.arc_head.set_visible(abs(span) > 1e-9)
+        for b, v in zip(self.bars, (n["rotational_power"], n["translational_power"],
+                                    n["total_power"])):
+            b.set_height(float(v))
+        return False

@@ -1,0 +1,134 @@
+"""E4 — the door's 6x6 spatial inertia as the reference point slides along it (CURRICULUM §6).
+
+With O the reference point, d = x_C - x_O the offset to the COM and D = [d]x,
+
+    I_O = [[I_C - m D^2, m D], [-m D, m E]]        (eq. 5.5)
+
+At the COM (d = 0) the matrix is block diagonal, diag(I_C, m E).  Sliding the reference
+point along the door makes the coupling blocks +-m D grow linearly with the offset and the
+rotational block grow quadratically (parallel-axis theorem), yet the kinetic energy
+1/2 V^T I V of the spinning door is the same for every reference point, because the twist
+changes too.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import spatialbook as sb
+
+from ._base import COLORS, Experiment, Slider, fmt_number
+
+WIDTH = float(sb.DOOR["width"])
+MASS = float(sb.DOOR["mass"])
+COM = np.asarray(sb.DOOR["com"], float)
+I_O = sb.spatial_inertia(MASS, COM, sb.DOOR["inertia_com"])      # at the hinge O
+VMAX = MASS                                                       # colour scale, kg
+ROWS = ["ℓx", "ℓy", "ℓz", "px", "py", "pz"]
+COLS = ["ωx", "ωy", "ωz", "vx", "vy", "vz"]
+
+CONTROLS = (
+    Slider("ref_x", "reference point P, x (m)", 0.0, WIDTH, 0.02, float(COM[0])),
+    Slider("omega", "ω (rad/s)", -3.0, 3.0, 0.1, float(sb.DOOR["omega"]), ".1f"),
+)
+
+
+def scene(ref_x=0.4, omega=2.0) -> dict:
+    """Spatial inertia, twist, momentum and kinetic energy at P = (ref_x, 0, 0)."""
+    x_P = np.array([ref_x, 0.0, 0.0])
+    X_PO = sb.motion_transform(np.eye(3), x_P)                    # O -> P, same axes
+    I_P = sb.transform_inertia(X_PO, I_O)
+    V_O = np.array([0.0, 0.0, omega, 0.0, 0.0, 0.0])
+    V_P = sb.transform_vectors(X_PO, V_O)
+    H_P = sb.spatial_momentum(I_P, V_P)
+    T = sb.kinetic_energy(I_P, V_P)
+    m, c, I_C = sb.inertia_parts(I_P)
+    numbers = {
+        "x_P": x_P, "offset": c, "V_P": V_P, "H_P": H_P, "kinetic_energy": T,
+        "I_P": I_P, "mD": I_P[:3, 3:], "I_rot": I_P[:3, :3],
+        "I_zz": I_P[2, 2], "coupling_max": np.abs(I_P[:3, 3:]).max(), "mass": m,
+    }
+    return {"x_P": x_P, "x_C": COM, "matrix": I_P, "numbers": numbers}
+
+
+class SpatialInertia(Experiment):
+    """E4: the labelled 6x6 heat map of I_P; the ±mD blocks vanish at the COM; T is unchanged."""
+
+    name = "spatial_inertia"
+    title = "E4 spatial inertia of the door"
+    alt = ("Left: the door from above with its centre of mass and a sliding reference point. "
+           "Right: the 6 by 6 spatial inertia as a heat map; the off-diagonal coupling blocks "
+           "plus and minus m D vanish at the centre of mass and grow with the offset.")
+    CONTROLS = CONTROLS
+    READOUTS = (
+        ("½ Vᵀ I_P V", "kinetic_energy", "J"),
+        ("d = x_C − x_P", "offset", "m"),
+        ("V_P", "V_P", "rad/s, m/s"),
+        ("H_P = I_P V_P", "H_P", "kg m²/s, kg m/s"),
+        ("I_P,zz", "I_zz", "kg m²"),
+        ("max |m D| entry", "coupling_max", "kg m"),
+    )
+    main_control = "ref_x"
+    scene = staticmethod(scene)
+
+    def _setup(self, fig):
+        ax = fig.add_axes((0.09, 0.14, 0.33, 0.72))
+        ax.set_aspect("equal")
+        ax.set_xlim(-0.15, 0.95); ax.set_ylim(-0.5, 0.5)
+        ax.set_xlabel("x (m)"); ax.set_ylabel("y (m)")
+        ax.set_title("door from above: COM C, reference P", fontsize=10)
+        ax.plot([0, WIDTH], [0, 0], "-", color=COLORS["door"], lw=5, alpha=0.85,
+                solid_capstyle="butt")
+        ax.plot([0], [0], "o", color="black", ms=6)
+        ax.annotate("hinge O", (0, 0), (-0.1, -0.12), fontsize=8)
+        ax.plot([COM[0]], [COM[1]], "o", color=COLORS["orange"], ms=9, zorder=4)
+        ax.annotate("C", (COM[0], 0), (COM[0] - 0.02, 0.07), fontsize=9)
+        self.P = self._moving(ax.plot([], [], "D", color=COLORS["blue"], ms=8, zorder=6)[0])
+        self.d = self._moving(ax.annotate("", (0, 0), (0, 0), zorder=5,
+                                          arrowprops=dict(arrowstyle="->", color=COLORS["blue"],
+                                                          lw=1.5)))
+        self.Plabel = self._moving(ax.text(0, -0.13, "P", fontsize=9, ha="center",
+                                           color=COLORS["blue"]))
+
+        hx = fig.add_axes((0.48, 0.10, 0.40, 0.76))
+        edges = np.arange(7) - 0.5
+        self.im = self._moving(hx.pcolormesh(edges, edges, np.zeros((6, 6)), cmap="RdBu_r",
+                                             vmin=-VMAX, vmax=VMAX, edgecolors="face"))
+        hx.set_xlim(-0.5, 5.5); hx.set_ylim(5.5, -0.5)       # matrix layout: row 0 on top
+        hx.set_aspect("equal")
+        hx.set_xticks(range(6), COLS); hx.set_yticks(range(6), ROWS)
+        hx.tick_params(length=0)
+        # block separators and names sit on top of the (moving) mesh
+        self._on_top(hx.axhline(2.5, color="black", lw=1.2, zorder=4))
+        self._on_top(hx.axvline(2.5, color="black", lw=1.2, zorder=4))
+        hx.set_title("I_P = [[I_C − m D², m D], [−m D, m E]]", fontsize=10)
+        for (r, c), lab in {(0, 0): "I_C − mD²", (0, 1): "mD", (1, 0): "−mD",
+                            (1, 1): "mE"}.items():
+            self._on_top(hx.text(3 * c - 0.42, 3 * r - 0.42, lab, fontsize=8, ha="left",
+                                 va="top", color="white" if lab == "mE" else "black",
+                                 zorder=5))
+        cb = fig.colorbar(self.im, ax=hx, fraction=0.046, pad=0.04)
+        cb.set_label("kg m², kg m, kg")
+
+    def readout_table(self, scene=None):
+        """Readouts plus the 6x6 matrix as a table (its numbers live here, not in the figure)."""
+        M = (scene or self._scene)["matrix"]
+        head = "".join(f"<th style='padding:0 4px'>{c}</th>" for c in COLS)
+        body = "".join(
+            f"<tr><th style='padding:0 4px'>{ROWS[r]}</th>"
+            + "".join(f"<td style='font-family:monospace;text-align:right;padding:0 4px'>"
+                      f"{fmt_number(M[r, c], 3)}</td>" for c in range(6)) + "</tr>"
+            for r in range(6))
+        return (super().readout_table(scene)
+                + f"<div style='margin-top:6px'><b>I_P</b> (kg m², kg m, kg)"
+                  f"<table style='border-collapse:collapse'><tr><th></th>{head}</tr>{body}"
+                  f"</table></div>")
+
+    def _draw(self, s):
+        x_P, x_C = s["x_P"], s["x_C"]
+        self.P.set_data([x_P[0]], [x_P[1]])
+        self.d.xy = (x_C[0], 0.0)
+        self.d.set_position((x_P[0], 0.0))
+        self.Plabel.set_x(x_P[0])
+        self.im.set_array(s["matrix"])
+        return False
