@@ -1,7 +1,9 @@
 """Run every test of the project, in order, and stop at the first failing stage.
 
 Called by ``make test`` (and so by CI).  Each stage is one command; the summary at the end
-prints each stage's wall time.
+prints each stage's wall time.  Any non-zero exit code fails the stage and so ``make test``,
+including pytest's 5 ("no tests collected"): for the notebook stage it means the chapters are
+missing.
 """
 
 from __future__ import annotations
@@ -12,29 +14,66 @@ import sys
 import time
 from pathlib import Path
 
+import yaml
+
 ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
 
+
+def chapter_notebooks() -> list[str]:
+    """The chapter notebooks of book/_toc.yml, existing or not (a missing one fails nbval)."""
+    toc = yaml.safe_load((ROOT / "book" / "_toc.yml").read_text(encoding="utf-8"))
+    return [f"book/{c['file']}.ipynb" for part in toc.get("parts", [])
+            for c in part.get("chapters", []) if c.get("file", "").startswith("chapters/")]
+
+
 STAGES: list[tuple[str, list[str]]] = [
     ("library and widgets (pytest, doctests, hypothesis, MuJoCo)",
-     [PY, "-m", "pytest", "-q", "tests", "spatialbook", "--ignore=tests/browser", "--ignore=tests/notebooks"]),
+     [PY, "-m", "pytest", "-q", "tests", "spatialbook", "--ignore=tests/browser",
+      "--ignore=tests/notebooks", "--ignore=tests/book"]),
     ("self-check table", [PY, "-m", "spatialbook", "check"]),
+    ("chapter notebooks re-executed and compared (nbval, strict)",
+     [PY, "-m", "pytest", "-q", "--nbval", "--nbval-sanitize-with", "tests/notebooks/sanitize.cfg",
+      "--nbval-cell-timeout=300", *chapter_notebooks()]),
+    ("notebooks carry their outputs and no errors",
+     [PY, "-m", "pytest", "-q", "tests/notebooks"]),
+    ("book build, warnings as errors (jupyter-book -W -n --keep-going)",
+     [PY, "tools/build_book.py", "-q"]),
+    ("build tool: a broken reference or a missing file fails the build",
+     [PY, "-m", "pytest", "-q", "tests/book"]),
+    ("static site in headless Chromium, network blocked, + axe audit",
+     [PY, "-m", "pytest", "-q", "tests/browser/test_static_site.py", "--timeout=600"]),
+    ("a chapter live in JupyterLab (headless Chromium): slider latency",
+     [PY, "-m", "pytest", "-q", "-s", "tests/browser/test_jupyterlab.py", "--timeout=600"]),
 ]
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    # local use only: `tools/run_tests.py --from 5` starts at stage 5 (make test runs them all)
+    first = int(argv[argv.index("--from") + 1]) if "--from" in argv else 1
     env = dict(os.environ, PYTHONHASHSEED="0", MPLBACKEND="Agg")
     timings = []
-    for name, cmd in STAGES:
+    t_all = time.perf_counter()
+    for number, (name, cmd) in enumerate(STAGES, start=1):
+        if number < first:
+            continue
+        name = f"{number}. {name}"
         print(f"\n=== {name}\n$ {' '.join(cmd)}", flush=True)
         t0 = time.perf_counter()
         rc = subprocess.call(cmd, cwd=ROOT, env=env)
+        if rc == 5 and "pytest" in cmd:
+            print(f"FAIL: pytest collected no tests (exit 5) in stage {name!r}", flush=True)
         timings.append((name, time.perf_counter() - t0, rc))
         if rc != 0:
             break
     print("\n=== summary")
     for name, seconds, rc in timings:
         print(f"{seconds:8.1f} s  {'ok  ' if rc == 0 else 'FAIL'}  {name}")
+    skipped = len(STAGES) - (first - 1) - len(timings)
+    if skipped:
+        print(f"          (not run: {skipped} later stage(s))")
+    print(f"{time.perf_counter() - t_all:8.1f} s  total")
     return next((rc for _, _, rc in timings if rc != 0), 0)
 
 

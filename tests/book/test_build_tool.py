@@ -1,0 +1,95 @@
+"""The build tool itself: warnings are errors, broken references fail, missing files fail.
+
+Each test builds a tiny book in a temporary copy (jupyter_book.yml and the Sphinx extension
+of this repository, a two-page book/), never the real one.
+
+    .venv/bin/python -m pytest tests/book -q
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools"))
+
+import build_book  # noqa: E402
+
+INTRO = """# Tiny book
+
+A numbered equation:
+
+$$
+v_Q = v_P + \\omega \\times d
+$$ (eq-test-field)
+
+It is {eq}`eq-test-field`. The {term}`spatial velocity <Spatial velocity>` (空间速度).
+"""
+GLOSSARY = """# Glossary
+
+```{glossary}
+Spatial velocity
+  空间速度. The 6-vector $[\\omega; v_P]$.
+```
+"""
+TOC = """format: jb-book
+root: intro
+chapters:
+  - file: glossary
+{extra}"""
+
+
+def make_book(tmp: Path, intro: str = INTRO, extra: str = "") -> Path:
+    (tmp / "tools").mkdir(parents=True)
+    shutil.copy(ROOT / "tools" / "sb_offline_assets.py", tmp / "tools")
+    shutil.copy(ROOT / "jupyter_book.yml", tmp)
+    book = tmp / "book"
+    book.mkdir()
+    (book / "intro.md").write_text(intro, encoding="utf-8")
+    (book / "glossary.md").write_text(GLOSSARY, encoding="utf-8")
+    (book / "_toc.yml").write_text(TOC.format(extra=extra), encoding="utf-8")
+    return tmp
+
+
+def test_good_book_builds_offline_and_allow_missing_skips(tmp_path):
+    root = make_book(tmp_path, extra="  - file: chapters/not_written_yet\n")
+    assert build_book.missing_entries(root / "book", root / "book" / "_toc.yml") == [
+        "chapters/not_written_yet"]
+    assert build_book.build(root, allow_missing=True, quiet=True) == 0
+    html = root / "book" / "_build" / "html"
+    page = (html / "intro.html").read_text(encoding="utf-8")
+    assert 'id="equation-eq-test-field"' in page and "(1)" in page
+    assert build_book.offline_problems(html) == []
+    assert "../mathjax/tex-chtml.js" in page
+    assert "unpkg" not in page and "jsdelivr" not in page and "cdnjs" not in page
+
+
+def test_missing_toc_file_fails_without_flag(tmp_path):
+    root = make_book(tmp_path, extra="  - file: chapters/not_written_yet\n")
+    assert build_book.build(root, quiet=True) != 0
+
+
+def test_broken_equation_reference_fails(tmp_path):
+    root = make_book(tmp_path, intro=INTRO + "\nSee {eq}`eq-test-does-not-exist`.\n")
+    assert build_book.build(root, quiet=True) != 0
+
+
+def test_unknown_glossary_term_fails(tmp_path):
+    root = make_book(tmp_path, intro=INTRO + "\nA {term}`wrench <Wrench>`.\n")
+    assert build_book.build(root, quiet=True) != 0
+
+
+def test_external_reference_detector(tmp_path):
+    (tmp_path / "a.html").write_text(
+        '<script src="https://cdn.jsdelivr.net/npm/x.js"></script>'
+        '<link rel="stylesheet" href="//cdnjs.cloudflare.com/y.css">'
+        '<a href="https://example.org">a plain link is fine</a>'
+        '<script src="_static/local.js"></script>', encoding="utf-8")
+    (tmp_path / "b.css").write_text("@font-face { src: url(https://fonts.example/f.woff2) }")
+    found = build_book.external_references(tmp_path)
+    assert len(found) == 3, found
+    assert not any("example.org" in f for f in found)

@@ -1,0 +1,166 @@
+"""The built book in a real browser with the network off (Chromium, headless, Playwright).
+
+For every built page: it loads with no console error and no failed request, makes no
+non-loopback request (see conftest), the math is typeset by the site's own MathJax
+(mjx-container present, no TeX error, no raw $$ left), and every image is decoded
+(naturalWidth > 0).  Every static experiment (frame player) changes its picture, value and
+readout when its slider is moved with the keyboard; every answer box says right and wrong.
+Then an axe audit of every page: no serious or critical violation.  One page load per page.
+
+    .venv/bin/python -m pytest tests/browser/test_static_site.py -q
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from browser_support import SITE, site_pages
+
+PAGES = site_pages()
+
+
+def _ids(pages):
+    return [p.removesuffix(".html") for p in pages]
+
+
+def load(page, site_url, rel):
+    page.goto(f"{site_url}/{rel}", wait_until="load")
+    if 'http-equiv="refresh"' in (SITE / rel).read_text(encoding="utf-8").lower():
+        # a redirect page (index.html -> intro.html): wait for the target to load
+        page.wait_for_url(lambda url: not url.endswith("/" + rel), timeout=15_000)
+        page.wait_for_load_state("load")
+    # wait for MathJax to finish typesetting (if the page loads it)
+    page.wait_for_function(
+        "() => !window.MathJax || (window.MathJax.startup && window.MathJax.startup.promise"
+        " && (window.__sbTypeset = window.__sbTypeset || window.MathJax.startup.promise"
+        ".then(() => { window.__sbTypesetDone = true; })) && window.__sbTypesetDone === true)",
+        timeout=30_000)
+
+
+def test_site_is_built():
+    assert (SITE / "index.html").is_file(), f"book not built: {SITE}"
+    assert PAGES, "no pages in the built site"
+
+
+def check_rendering(page, rel) -> list[str]:
+    info = page.evaluate("""() => ({
+        math: document.querySelectorAll('div.math, span.math').length,
+        mjx: document.querySelectorAll('mjx-container').length,
+        merror: document.querySelectorAll('mjx-merror, mjx-container [data-mjx-error]').length,
+        text: document.body.innerText,
+        images: Array.from(document.images).map(img => ({
+            src: img.currentSrc.slice(0, 80), complete: img.complete, w: img.naturalWidth})),
+    })""")
+    problems = []
+    if info["math"] and info["mjx"] < 1:
+        problems.append("math present but not typeset (no mjx-container)")
+    if info["merror"]:
+        problems.append(f"{info['merror']} TeX errors")
+    if "$$" in info["text"]:
+        problems.append("raw $$ left in the page")
+    if "\\begin{" in info["text"]:
+        problems.append("raw TeX environment left in the page")
+    for img in info["images"]:
+        if not (img["complete"] and img["w"] > 0):
+            problems.append(f"image not shown: {img}")
+    return problems
+
+
+def check_frame_players(page) -> list[str]:
+    problems = []
+    players = page.locator(".sb-frame-player")
+    for i in range(players.count()):
+        player = players.nth(i)
+        player.scroll_into_view_if_needed()
+        rng = player.locator("input[type=range]")
+        img = player.locator("img.sb-frame")
+        label = page.locator(f"label[for='{rng.get_attribute('id')}']")
+        if label.count() != 1 or not label.inner_text().strip():
+            problems.append(f"player {i}: slider has no visible label")
+        if img.evaluate("el => el.naturalWidth") <= 0:
+            problems.append(f"player {i}: frame not shown")
+        n = int(rng.get_attribute("max")) + 1
+        if n < 2:
+            continue
+        src0 = img.get_attribute("src")
+        shot0 = hashlib.sha1(img.screenshot()).hexdigest()
+        value0 = player.locator("output.sb-value").inner_text()
+        rng.focus()
+        key = "ArrowRight" if int(rng.input_value()) < n - 1 else "ArrowLeft"
+        page.keyboard.press(key)
+        page.wait_for_function("el => el.complete && el.naturalWidth > 0", arg=img.element_handle())
+        if img.get_attribute("src") == src0:
+            problems.append(f"player {i}: the slider did not change the frame")
+        elif hashlib.sha1(img.screenshot()).hexdigest() == shot0:
+            problems.append(f"player {i}: the frame changed but the picture looks the same")
+        if player.locator("output.sb-value").inner_text() == value0:
+            problems.append(f"player {i}: the value readout did not change")
+        readout = player.locator(".sb-readout")
+        if readout.count() and not readout.inner_text().strip():
+            problems.append(f"player {i}: empty readout")
+        page.keyboard.press("End")
+        if rng.input_value() != str(n - 1):
+            problems.append(f"player {i}: End key did not reach the last frame")
+        page.keyboard.press("Home")
+        if rng.input_value() != "0":
+            problems.append(f"player {i}: Home key did not reach the first frame")
+    return problems
+
+
+def check_answer_boxes(page) -> list[str]:
+    problems = []
+    boxes = page.locator(".sb-answer-box")
+    for i in range(boxes.count()):
+        box = boxes.nth(i)
+        box.scroll_into_view_if_needed()
+        expected = float(box.get_attribute("data-expected"))
+        tol = float(box.get_attribute("data-tolerance"))
+        inp = box.locator("input")
+        if page.locator(f"label[for='{inp.get_attribute('id')}']").count() != 1:
+            problems.append(f"answer box {i}: input has no label")
+        inp.fill(repr(expected))
+        box.locator("button").click()
+        if box.get_attribute("data-result") != "right" or \
+                not box.locator(".sb-status").inner_text().startswith("Right"):
+            problems.append(f"answer box {i}: the right answer {expected!r} was not accepted")
+        inp.fill(repr(expected + 10 * tol + 1.0))
+        inp.press("Enter")
+        if box.get_attribute("data-result") != "wrong":
+            problems.append(f"answer box {i}: a wrong answer was not rejected")
+        inp.fill("abc")
+        box.locator("button").click()
+        if box.get_attribute("data-result") != "invalid":
+            problems.append(f"answer box {i}: non-numeric input not flagged")
+    return problems
+
+
+def check_axe(page) -> list[str]:
+    from axe_playwright_python.sync_playwright import Axe
+
+    # MathJax output (thousands of mjx-* nodes, its own assistive MathML) is excluded: it is
+    # third-party markup and dominates the audit time.
+    results = Axe().run(page, context={"exclude": [["mjx-container"]]})
+    bad = [v for v in results.response["violations"] if v.get("impact") in ("serious", "critical")]
+    return [f"axe {v['impact']}: {v['id']}: {v['help']} -> "
+            + "; ".join(" ".join(map(str, n["target"])) for n in v["nodes"][:5]) for v in bad]
+
+
+@pytest.mark.parametrize("rel", PAGES, ids=_ids(PAGES))
+def test_page(page, site_url, rel):
+    """One load per page: rendering, static experiments, answer boxes, then the axe audit."""
+    load(page, site_url, rel)
+    problems = check_rendering(page, rel)
+    problems += check_frame_players(page)
+    problems += check_answer_boxes(page)
+    problems += [f"browser: {e}" for e in page.console_log.errors]
+    page.evaluate("() => window.scrollTo(0, 0)")
+    problems += check_axe(page)
+    assert not problems, f"{rel}:\n  " + "\n  ".join(problems)
+
+
+def test_every_chapter_page_has_a_working_static_experiment():
+    chapters = [p for p in PAGES if p.startswith("chapters/")]
+    with_player = [p for p in chapters if "sb-frame-player" in (SITE / p).read_text(encoding="utf-8")]
+    assert with_player, "no chapter page has a static experiment (frame player)"

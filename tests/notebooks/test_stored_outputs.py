@@ -1,0 +1,59 @@
+"""Every chapter notebook exists and carries its outputs (and no stored error).
+
+    .venv/bin/python -m pytest tests/notebooks -q
+"""
+
+from __future__ import annotations
+
+import copy
+
+import nbformat
+import pytest
+
+from nbcheck import ROOT, chapter_notebooks, check_file, output_problems
+
+CHAPTERS = chapter_notebooks()
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=[p.stem for p in CHAPTERS])
+def test_chapter_has_stored_outputs(path):
+    problems = check_file(path)
+    assert not problems, f"{path.relative_to(ROOT)}:\n  " + "\n  ".join(problems)
+
+
+def test_ten_chapters_listed():
+    assert len(CHAPTERS) == 10
+
+
+def _executed_notebook():
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("# t"),
+                nbformat.v4.new_code_cell("x = 1", execution_count=1),
+                nbformat.v4.new_code_cell("print(x)", execution_count=2,
+                                          outputs=[nbformat.v4.new_output("stream", name="stdout", text="1\n")]),
+                nbformat.v4.new_code_cell("   ")]
+    return nb
+
+
+def test_checker_accepts_an_executed_notebook():
+    assert output_problems(_executed_notebook()) == []
+
+
+def test_checker_rejects_a_stripped_notebook():
+    nb = _executed_notebook()
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.execution_count = None
+            cell.outputs = []
+    problems = output_problems(nb)
+    assert len(problems) >= 2 and all("not executed" in p or "execution counts" in p for p in problems)
+
+
+def test_checker_rejects_stored_errors_and_widget_state():
+    nb = _executed_notebook()
+    nb.cells[2].outputs.append(nbformat.v4.new_output("error", ename="ValueError", evalue="bad",
+                                                      traceback=[]))
+    nb.metadata["widgets"] = {}
+    problems = output_problems(copy.deepcopy(nb))
+    assert any("ValueError" in p for p in problems)
+    assert any("widget" in p for p in problems)

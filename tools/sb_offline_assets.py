@@ -1,0 +1,83 @@
+"""Sphinx extension: serve MathJax from the built site itself, so the book works offline.
+
+Loaded through ``sphinx.local_extensions`` in ``jupyter_book.yml``.  At ``config-inited`` it
+stages the few MathJax 3.2.2 files the pages need (from the PyPI package
+``django-static-mathjax``, es5 build) in ``<outdir>/../_sb_assets/mathjax/`` and appends that
+staging folder to ``html_extra_path``, so Sphinx copies it to ``<outdir>/mathjax/``.  The files are
+NOT put under ``_static`` (Sphinx would add a script tag for every .js there).  Source maps are
+pruned.  ``mathjax_path`` in ``jupyter_book.yml`` points at the copied ``tex-chtml.js``.
+
+Staged: ``tex-chtml.js`` (TeX input + CommonHTML output + menu), ``input/tex/extensions/``
+(autoloaded TeX packages such as boldsymbol), ``output/chtml/fonts/woff-v2/`` (the math fonts),
+``ui/`` and ``a11y/`` (lazy-loaded by the menu and assistive MathML).
+
+It also stops sphinx-thebe from writing its CDN URL (unpkg.com) into every page.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+NEEDED = ["tex-chtml.js", "input/tex/extensions", "output/chtml/fonts/woff-v2", "ui", "a11y"]
+
+
+def mathjax_source() -> Path:
+    """The es5 folder of the installed MathJax 3.2.2 (django-static-mathjax)."""
+    import mathjax  # provided by django-static-mathjax
+
+    src = Path(mathjax.__file__).resolve().parent / "static" / "mathjax" / "es5"
+    if not (src / "tex-chtml.js").is_file():
+        raise FileNotFoundError(f"MathJax es5 build not found in {src}")
+    return src
+
+
+def stage_mathjax(dest_root: Path) -> Path:
+    """Copy the needed MathJax files to ``dest_root/mathjax`` (idempotent); return dest_root."""
+    src = mathjax_source()
+    dest = dest_root / "mathjax"
+    stamp = dest / ".staged"
+    if stamp.is_file() and stamp.read_text() == str(src):
+        return dest_root
+    if dest.exists():
+        shutil.rmtree(dest)
+    for rel in NEEDED:
+        s, d = src / rel, dest / rel
+        d.parent.mkdir(parents=True, exist_ok=True)
+        if s.is_dir():
+            shutil.copytree(s, d, ignore=shutil.ignore_patterns("*.map"))
+        else:
+            shutil.copy2(s, d)
+    stamp.write_text(str(src))
+    return dest_root
+
+
+def _config_inited(app, config) -> None:
+    staging = Path(app.outdir).resolve().parent / "_sb_assets"
+    stage_mathjax(staging)
+    extra = list(config.html_extra_path or [])
+    if str(staging) not in extra:
+        extra.append(str(staging))
+    config.html_extra_path = extra
+
+
+def _drop_thebe_cdn(app) -> None:
+    """Disconnect sphinx-thebe's page script: it writes an unpkg.com URL into every page.
+
+    Jupyter Book always loads sphinx_thebe; the book has no launch buttons (thebe: false), so
+    the script is dead weight that names a CDN.
+    """
+    try:
+        import sphinx_thebe
+    except ImportError:
+        return
+    for listener in list(app.events.listeners.get("env-before-read-docs", [])):
+        if listener.handler is sphinx_thebe.init_thebe_core:
+            app.disconnect(listener.id)
+
+
+def setup(app):
+    app.connect("config-inited", _config_inited)
+    if "sphinx_thebe" in app.extensions:
+        _drop_thebe_cdn(app)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,227 @@
+"""Kernel-free HTML for the static book: a frame player and an answer box.
+
+Both functions return an ``IPython.display.HTML`` object whose markup is plain HTML plus a
+small inline ``<script>`` (no require.js, no external file, no network).  The same markup works
+in the Sphinx page of the built book and in a trusted JupyterLab output.
+
+The markup is deterministic: the element id is derived from a hash of the content, never from
+a random number, so re-executing a notebook gives byte-identical HTML for identical inputs.
+Every id starts with ``sb-fp-`` or ``sb-ab-`` followed by 12 hex digits (the nbval sanitize
+file replaces them, together with base64 images).
+
+>>> html = frame_player([b"\\x89PNG-a", b"\\x89PNG-b"], [0.0, 1.0], "Pitch h (m/rad)")
+>>> html.data == frame_player([b"\\x89PNG-a", b"\\x89PNG-b"], [0.0, 1.0], "Pitch h (m/rad)").data
+True
+>>> 'type="range"' in html.data and "http" not in html.data
+True
+>>> box = answer_box("Torque about the hinge?", 1.28, 0.01, "N m")
+>>> 'data-expected="1.28"' in box.data
+True
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html as _html
+import json
+import math
+from typing import Sequence
+
+from IPython.display import HTML
+
+__all__ = ["frame_player", "answer_box"]
+
+
+def _stable_id(prefix: str, *parts: object) -> str:
+    """A short id from a SHA-1 of the parts (bytes are hashed as they are, the rest via repr)."""
+    h = hashlib.sha1()
+    for part in parts:
+        if isinstance(part, (bytes, bytearray)):
+            h.update(bytes(part))
+        else:
+            h.update(repr(part).encode("utf-8"))
+        h.update(b"\x00")
+    return f"{prefix}-{h.hexdigest()[:12]}"
+
+
+def _mime(frame: bytes) -> str:
+    if frame[:8] == b"\x89PNG\r\n\x1a\n":
+        return "image/png"
+    if frame[:3] == b"\xff\xd8\xff":
+        return "image/jpeg"
+    if frame.lstrip()[:4] in (b"<svg", b"<?xm"):
+        return "image/svg+xml"
+    return "image/png"
+
+
+def _data_uri(frame: bytes) -> str:
+    return f"data:{_mime(frame)};base64,{base64.b64encode(frame).decode('ascii')}"
+
+
+def _fmt(value: float) -> str:
+    text = f"{float(value):.4g}"
+    return "0" if text == "-0" else text
+
+
+def _js_string_list(items: Sequence[str]) -> str:
+    # json.dumps gives a valid JS array literal; escape "</" so a value can never close the script.
+    return json.dumps(list(items), ensure_ascii=True).replace("</", "<\\/")
+
+
+_PLAYER_JS = """
+(function () {
+  var root = document.getElementById(%(id)s);
+  var script = document.currentScript;
+  if (script && script.parentNode && script.parentNode.classList &&
+      script.parentNode.classList.contains("sb-frame-player")) { root = script.parentNode; }
+  if (!root || root.getAttribute("data-ready") === "1") { return; }
+  root.setAttribute("data-ready", "1");
+  var frames = %(frames)s;
+  var values = %(values)s;
+  var readouts = %(readouts)s;
+  var range = root.querySelector("input[type=range]");
+  var img = root.querySelector("img.sb-frame");
+  for (var k = 0; k < frames.length; k++) { if (!frames[k]) { frames[k] = img.src; } }
+  var value = root.querySelector(".sb-value");
+  var readout = root.querySelector(".sb-readout");
+  function show(i) {
+    i = Math.max(0, Math.min(frames.length - 1, parseInt(i, 10) || 0));
+    img.src = frames[i];
+    img.setAttribute("data-frame", String(i));
+    value.textContent = values[i];
+    range.setAttribute("aria-valuetext", values[i]);
+    if (readout && readouts.length) { readout.innerHTML = readouts[i]; }
+  }
+  range.addEventListener("input", function () { show(range.value); });
+  range.addEventListener("change", function () { show(range.value); });
+  show(range.value);
+})();
+"""
+
+
+def frame_player(frames: list[bytes], values: list[float], label: str,
+                 readouts: list[str] | None = None, alt: str = "") -> HTML:
+    """Precomputed frames under an ``<input type=range>``: a slider that works with no kernel.
+
+    Parameters
+    ----------
+    frames : list of bytes
+        Encoded images (PNG, JPEG or SVG), one per slider position.
+    values : list of float
+        The control value each frame shows (same length as ``frames``); shown beside the slider.
+    label : str
+        The control's name with its unit, e.g. ``"Pitch h (m/rad)"``; it is the slider's
+        accessible label (``<label for>``).
+    readouts : list of str, optional
+        Short text or HTML shown under frame ``i`` (numbers the picture shows).
+    alt : str
+        Alternative text of the picture (defaults to a description built from ``label``).
+
+    Returns
+    -------
+    IPython.display.HTML
+        Deterministic markup: same inputs, same bytes.  The slider starts at the middle frame.
+    """
+    frames = [bytes(f) for f in frames]
+    values = [float(v) for v in values]
+    if not frames:
+        raise ValueError("frame_player: frames must contain at least one image")
+    if len(values) != len(frames):
+        raise ValueError(f"frame_player: values has {len(values)} entries, frames has {len(frames)}")
+    if readouts is not None:
+        readouts = [str(r) for r in readouts]
+        if len(readouts) != len(frames):
+            raise ValueError(f"frame_player: readouts has {len(readouts)} entries, "
+                             f"frames has {len(frames)}")
+    uid = _stable_id("sb-fp", label, alt, values, readouts, *frames)
+    start = (len(frames) - 1) // 2
+    value_texts = [_fmt(v) for v in values]
+    alt_text = alt or f"Precomputed picture of the experiment for {label}"
+    uris = [_data_uri(f) for f in frames]
+    esc = _html.escape
+    readout_html = (f'<div class="sb-readout" id="{uid}-readout" aria-live="polite">'
+                    f'{readouts[start]}</div>' if readouts else "")
+    js = _PLAYER_JS % {
+        "id": json.dumps(uid),
+        # the starting frame is only in the <img> (not twice in the page): "" in the array
+        "frames": _js_string_list(["" if i == start else u for i, u in enumerate(uris)]),
+        "values": _js_string_list(value_texts),
+        "readouts": _js_string_list(readouts or []),
+    }
+    markup = (
+        f'<div class="sb-frame-player" id="{uid}" role="group" aria-labelledby="{uid}-label">\n'
+        f'<div class="sb-controls">'
+        f'<label id="{uid}-label" for="{uid}-range">{esc(label)}</label> '
+        f'<input type="range" id="{uid}-range" min="0" max="{len(frames) - 1}" step="1" '
+        f'value="{start}" aria-valuetext="{esc(value_texts[start])}"> '
+        f'<output class="sb-value" id="{uid}-value" for="{uid}-range">'
+        f'{esc(value_texts[start])}</output></div>\n'
+        f'<img class="sb-frame" id="{uid}-img" src="{uris[start]}" alt="{esc(alt_text)}" '
+        f'data-frame="{start}" style="max-width:100%;height:auto;">\n'
+        f'{readout_html}\n'
+        f'<script>{js}</script>\n'
+        f'</div>'
+    )
+    return HTML(markup)
+
+
+_ANSWER_JS = """
+(function () {
+  var root = document.getElementById(%(id)s);
+  var script = document.currentScript;
+  if (script && script.parentNode && script.parentNode.classList &&
+      script.parentNode.classList.contains("sb-answer-box")) { root = script.parentNode; }
+  if (!root || root.getAttribute("data-ready") === "1") { return; }
+  root.setAttribute("data-ready", "1");
+  var input = root.querySelector("input");
+  var button = root.querySelector("button");
+  var status = root.querySelector(".sb-status");
+  var expected = parseFloat(root.getAttribute("data-expected"));
+  var tol = parseFloat(root.getAttribute("data-tolerance"));
+  function check() {
+    var text = input.value.trim().replace(/\\u2212/g, "-").replace(",", ".");
+    var x = Number(text);
+    if (text === "" || !isFinite(x)) {
+      status.textContent = "Please type a number.";
+      root.setAttribute("data-result", "invalid");
+    } else if (Math.abs(x - expected) <= tol) {
+      status.textContent = "Right! " + text + " is within " + root.getAttribute("data-tolerance") + " of the answer.";
+      root.setAttribute("data-result", "right");
+    } else {
+      status.textContent = "Not quite: " + text + " is off by more than " + root.getAttribute("data-tolerance") + ". Try again.";
+      root.setAttribute("data-result", "wrong");
+    }
+  }
+  button.addEventListener("click", check);
+  input.addEventListener("keydown", function (e) { if (e.key === "Enter") { e.preventDefault(); check(); } });
+})();
+"""
+
+
+def answer_box(question: str, expected: float, tolerance: float, unit: str = "") -> HTML:
+    """A question, a number input and a Check button that says right or wrong, with no kernel.
+
+    The reader's number x is right when ``|x - expected| <= tolerance``.  ``question`` and
+    ``unit`` are plain text (HTML-escaped).  Deterministic markup, like :func:`frame_player`.
+    """
+    expected = float(expected)
+    tolerance = float(tolerance)
+    if not math.isfinite(expected) or not math.isfinite(tolerance) or tolerance < 0:
+        raise ValueError("answer_box: expected must be finite and tolerance finite and >= 0")
+    uid = _stable_id("sb-ab", question, expected, tolerance, unit)
+    esc = _html.escape
+    unit_text = f" ({unit})" if unit else ""
+    js = _ANSWER_JS % {"id": json.dumps(uid)}
+    markup = (
+        f'<div class="sb-answer-box" id="{uid}" role="group" aria-labelledby="{uid}-q" '
+        f'data-expected="{expected!r}" data-tolerance="{tolerance!r}">\n'
+        f'<p class="sb-question" id="{uid}-q">{esc(question)}</p>\n'
+        f'<label for="{uid}-in">Your answer{esc(unit_text)}</label> '
+        f'<input type="text" inputmode="decimal" id="{uid}-in" autocomplete="off"> '
+        f'<button type="button" id="{uid}-check">Check</button>\n'
+        f'<p class="sb-status" id="{uid}-status" role="status" aria-live="polite"></p>\n'
+        f'<script>{js}</script>\n'
+        f'</div>'
+    )
+    return HTML(markup)
