@@ -38,6 +38,8 @@ check: $(STAMP)
 ## Benchmarks: scripts that print figures.
 bench: $(STAMP)
 	$(PY) benchmarks/bench_core.py
+	$(PY) benchmarks/bench_widgets.py
+	$(PY) benchmarks/bench_book.py
 
 ## Re-execute every chapter notebook and store its outputs.
 outputs: $(STAMP)

@@ -27,6 +27,22 @@ ROOT = Path(__file__).resolve().parent.parent
 CHAPTERS = ROOT / "book" / "chapters"
 
 
+def merge_streams(cell) -> None:
+    """Join consecutive stream outputs of the same name (stdout/stderr) by plain concatenation.
+
+    A busy kernel can flush one print in several pieces; nbval joins them, but the book's stream
+    merging would put a line break at every seam.
+    """
+    merged = []
+    for out in cell.get("outputs", []):
+        if (merged and out.get("output_type") == "stream" and merged[-1].get("output_type") == "stream"
+                and merged[-1].get("name") == out.get("name")):
+            merged[-1]["text"] = "".join(merged[-1]["text"]) + "".join(out["text"])
+        else:
+            merged.append(out)
+    cell["outputs"] = merged
+
+
 def execute(path: Path, timeout: int = 300) -> float:
     """Execute one notebook in place; return the wall time in seconds."""
     path = path.resolve()
@@ -48,6 +64,8 @@ def execute(path: Path, timeout: int = 300) -> float:
     nb.metadata.pop("widgets", None)
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
+        if cell.cell_type == "code":
+            merge_streams(cell)
     nbformat.validate(nb)
     nbformat.write(nb, path)
     return time.perf_counter() - t0

@@ -14,6 +14,9 @@ import sys
 import time
 from pathlib import Path
 
+import tempfile
+import xml.etree.ElementTree as ET
+
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,12 +51,26 @@ STAGES: list[tuple[str, list[str]]] = [
 ]
 
 
+def count_tests(reports: Path) -> tuple[int, int, int]:
+    """(passed, failed, skipped) summed over the pytest stages' JUnit reports."""
+    passed = failed = skipped = 0
+    for xml in sorted(reports.glob("stage*.xml")):
+        for suite in ET.parse(xml).getroot().iter("testsuite"):
+            tests, skip = int(suite.get("tests", 0)), int(suite.get("skipped", 0))
+            bad = int(suite.get("failures", 0)) + int(suite.get("errors", 0))
+            passed += tests - skip - bad
+            failed += bad
+            skipped += skip
+    return passed, failed, skipped
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     # local use only: `tools/run_tests.py --from 5` starts at stage 5 (make test runs them all)
     first = int(argv[argv.index("--from") + 1]) if "--from" in argv else 1
     env = dict(os.environ, PYTHONHASHSEED="0", MPLBACKEND="Agg")
     timings = []
+    reports = Path(tempfile.mkdtemp(prefix="spatialbook-tests-"))
     t_all = time.perf_counter()
     for number, (name, cmd) in enumerate(STAGES, start=1):
         if number < first:
@@ -61,6 +78,8 @@ def main(argv: list[str] | None = None) -> int:
         name = f"{number}. {name}"
         print(f"\n=== {name}\n$ {' '.join(cmd)}", flush=True)
         t0 = time.perf_counter()
+        if "pytest" in cmd:
+            cmd = [*cmd, f"--junitxml={reports / f'stage{number}.xml'}"]
         rc = subprocess.call(cmd, cwd=ROOT, env=env)
         if rc == 5 and "pytest" in cmd:
             print(f"FAIL: pytest collected no tests (exit 5) in stage {name!r}", flush=True)
@@ -74,6 +93,8 @@ def main(argv: list[str] | None = None) -> int:
     if skipped:
         print(f"          (not run: {skipped} later stage(s))")
     print(f"{time.perf_counter() - t_all:8.1f} s  total")
+    passed, failed, skipped_tests = count_tests(reports)
+    print(f"tests: {passed} passed, {failed} failed, {skipped_tests} skipped")
     return next((rc for _, _, rc in timings if rc != 0), 0)
 
 
