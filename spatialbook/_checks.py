@@ -128,3 +128,14 @@ def as_spatial_inertia(name: str, value) -> np.ndarray:
 
 def _fmt(shape: tuple[int, ...]) -> str:
     return ", ".join(str(s) for s in shape)
+
+
+def batch_shape(*items: tuple[str, np.ndarray, int]) -> tuple[int, ...]:
+    """Common leading (batch) shape of several checked arrays, each given as (name, array,
+    number of trailing core axes); raise ``ValueError`` naming them if they do not broadcast."""
+    shapes = [arr.shape[: arr.ndim - core] for _, arr, core in items]
+    try:
+        return np.broadcast_shapes(*shapes)
+    except ValueError:
+        described = ", ".join(f"{name} {shape}" for (name, _, _), shape in zip(items, shapes))
+        raise ValueError(f"batch shapes do not broadcast: {described} (leading axes must match or be 1)") from None

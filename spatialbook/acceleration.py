@@ -1,4 +1,4 @@
-"""Spatial acceleration (CURRICULUM §7): from and back to classical quantities, moving probes,
+"""Spatial acceleration (book chapter 7): from and back to classical quantities, moving probes,
 and the derivative of coordinates in a rotating expression frame (eq. 5.2).
 
 Spatial acceleration is the time derivative of the twist with the reference point held
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_rotation, as_vector3, as_vector6
+from ._checks import batch_shape, as_rotation, as_vector3, as_vector6
 from .transforms import _cross
 
 
@@ -36,6 +36,7 @@ def spatial_acceleration(velocity, classical_acceleration) -> np.ndarray:
     """
     V = as_vector6("velocity", velocity)
     C = as_vector6("classical_acceleration", classical_acceleration)
+    batch_shape(("velocity", V, 1), ("classical_acceleration", C, 1))
     lin = C[..., 3:] - _cross(V[..., :3], V[..., 3:])
     return np.concatenate((np.broadcast_to(C[..., :3], lin.shape), lin), axis=-1)
 
@@ -51,6 +52,7 @@ def material_acceleration(velocity, acceleration) -> np.ndarray:
     """
     V = as_vector6("velocity", velocity)
     A = as_vector6("acceleration", acceleration)
+    batch_shape(("velocity", V, 1), ("acceleration", A, 1))
     return A[..., 3:] + _cross(V[..., :3], V[..., 3:])
 
 
@@ -77,6 +79,7 @@ def probe_acceleration(angular_velocity, field_rate, probe_velocity) -> np.ndarr
     w = as_vector3("angular_velocity", angular_velocity)
     vdot = as_vector3("field_rate", field_rate)
     u = as_vector3("probe_velocity", probe_velocity)
+    batch_shape(("angular_velocity", w, 1), ("field_rate", vdot, 1), ("probe_velocity", u, 1))
     return vdot - _cross(w, u)
 
 
@@ -93,6 +96,7 @@ def field_rate_along_path(velocity, acceleration, probe_velocity) -> np.ndarray:
     V = as_vector6("velocity", velocity)
     A = as_vector6("acceleration", acceleration)
     u = as_vector3("probe_velocity", probe_velocity)
+    batch_shape(("velocity", V, 1), ("acceleration", A, 1), ("probe_velocity", u, 1))
     return A[..., 3:] + _cross(V[..., :3], u)
 
 
@@ -121,6 +125,7 @@ def rotating_frame_derivative(rotation, frame_angular_velocity, vector_rate, vec
     nu = as_vector3("frame_angular_velocity", frame_angular_velocity)
     zdot = as_vector3("vector_rate", vector_rate)
     z = as_vector3("vector", vector)
+    batch_shape(("rotation", R, 2), ("frame_angular_velocity", nu, 1), ("vector_rate", zdot, 1), ("vector", z, 1))
     Rt = np.swapaxes(R, -1, -2)
     nu_c = np.einsum("...ij,...j->...i", Rt, nu)
     z_c = np.einsum("...ij,...j->...i", Rt, z)

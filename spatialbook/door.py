@@ -1,4 +1,4 @@
-"""The worked door of CURRICULUM §8: a 2 kg thin plate, 0.8 m wide and 1.2 m tall.
+"""The worked door of book chapter 8: a 2 kg thin plate, 0.8 m wide and 1.2 m tall.
 
 Body frame: origin O on the vertical hinge at the middle of the left edge, x along the
 width, z up, thickness along y ignored.  The COM is 0.4 m from the hinge along x.

@@ -1,4 +1,4 @@
-"""Spatial cross products, power and the Newton–Euler equation (CURRICULUM §4, §8).
+"""Spatial cross products, power and the Newton–Euler equation (book chapters 4 and 8).
 
 All quantities share one reference point and one set of axes.  Twists V = [omega; v]
 (rad/s, m/s), accelerations A = [alpha; a - omega x v] (rad/s^2, m/s^2), wrenches
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_spatial_inertia, as_vector6
+from ._checks import batch_shape, as_spatial_inertia, as_vector6
 from .transforms import _skew
 
 
@@ -62,6 +62,7 @@ def power(velocity, force) -> np.ndarray:
     """
     V = as_vector6("velocity", velocity)
     F = as_vector6("force", force)
+    batch_shape(("velocity", V, 1), ("force", F, 1))
     return np.einsum("...i,...i->...", V, F)
 
 
@@ -74,6 +75,7 @@ def power_terms(velocity, force) -> tuple[np.ndarray, np.ndarray]:
     """
     V = as_vector6("velocity", velocity)
     F = as_vector6("force", force)
+    batch_shape(("velocity", V, 1), ("force", F, 1))
     rot = np.einsum("...i,...i->...", V[..., :3], F[..., :3])
     trans = np.einsum("...i,...i->...", V[..., 3:], F[..., 3:])
     return rot, trans
@@ -89,6 +91,7 @@ def inertial_wrench(inertia, acceleration) -> np.ndarray:
     """
     M = as_spatial_inertia("inertia", inertia)
     A = as_vector6("acceleration", acceleration)
+    batch_shape(("inertia", M, 2), ("acceleration", A, 1))
     return np.einsum("...ij,...j->...i", M, A)
 
 
@@ -102,6 +105,7 @@ def bias_wrench(inertia, velocity) -> np.ndarray:
     """
     M = as_spatial_inertia("inertia", inertia)
     V = as_vector6("velocity", velocity)
+    batch_shape(("inertia", M, 2), ("velocity", V, 1))
     H = np.einsum("...ij,...j->...i", M, V)
     return np.einsum("...ij,...j->...i", _crf(V), H)
 
@@ -128,4 +132,7 @@ def required_wrench(inertia, velocity, acceleration) -> np.ndarray:
     >>> sb.required_wrench(I_O, [0, 0, 2, 0, 0, 0], [0, 0, 3, 0, 0, 0]).round(12) + 0.0
     array([ 0.  ,  0.  ,  1.28, -3.2 ,  2.4 ,  0.  ])
     """
-    return inertial_wrench(inertia, acceleration) + bias_wrench(inertia, velocity)
+    V = as_vector6("velocity", velocity)
+    A = as_vector6("acceleration", acceleration)
+    batch_shape(("velocity", V, 1), ("acceleration", A, 1))
+    return inertial_wrench(inertia, A) + bias_wrench(inertia, V)

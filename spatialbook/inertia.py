@@ -1,4 +1,4 @@
-"""Spatial inertia, momentum and kinetic energy (CURRICULUM §6), with shape builders.
+"""Spatial inertia, momentum and kinetic energy (book chapter 6), with shape builders.
 
 Units: mass kg, lengths m, rotational inertia kg m^2; the 6x6 blocks are kg m^2, kg m, kg.
 """
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_inertia3, as_scalar, as_spatial_inertia, as_vector3, as_vector6
+from ._checks import batch_shape, as_inertia3, as_scalar, as_spatial_inertia, as_vector3, as_vector6
 from .transforms import _check_plucker, _skew
 
 
@@ -51,6 +51,7 @@ def spatial_inertia(mass, com, inertia_com) -> np.ndarray:
     m = as_scalar("mass", mass, nonnegative=True)
     c = as_vector3("com", com)
     I_C = as_inertia3("inertia_com", inertia_com)
+    batch_shape(("mass", m, 0), ("com", c, 1), ("inertia_com", I_C, 2))
     return _assemble(m, c, I_C)
 
 
@@ -77,7 +78,7 @@ def inertia_parts(inertia) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def transform_inertia(X, inertia) -> np.ndarray:
     """Re-express a spatial inertia in NEW coordinates given the motion transform X (OLD -> NEW).
 
-    Congruence (CURRICULUM §6): kinetic energy is invariant, so 𝓘_old = X^T 𝓘_new X, i.e.
+    Congruence (book chapter 6): kinetic energy is invariant, so 𝓘_old = X^T 𝓘_new X, i.e.
     ``𝓘_new = X^{-T} 𝓘_old X^{-1}``, computed with the block inverse.
 
     >>> import numpy as np, spatialbook as sb

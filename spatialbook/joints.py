@@ -1,4 +1,4 @@
-"""Joint motion axes and generalized forces (CURRICULUM §4)."""
+"""Joint motion axes and generalized forces (book chapter 4)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Bridges to other notations (CURRICULUM §9, §10).
+"""Bridges to other notations (book chapters 9 and 10).
 
 - MuJoCo: the 10-number inertia ``cinert`` = [Ixx, Iyy, Izz, Ixy, Ixz, Iyz, m cx, m cy, m cz, m],
   the rotational inertia about the reference point, the first moment m d, and the mass.

@@ -6,7 +6,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import as_vector3, as_vector6
+from ._checks import batch_shape, as_vector3, as_vector6
 from .transforms import _cross
 
 
@@ -49,6 +49,7 @@ def velocity_field(velocity, points) -> np.ndarray:
     """
     V = as_vector6("velocity", velocity)
     r = as_vector3("points", points)
+    batch_shape(("velocity", V, 1), ("points", r, 1))
     return V[..., 3:] + _cross(V[..., :3], r)
 
 
@@ -65,6 +66,7 @@ def acceleration_field(velocity, acceleration, points) -> np.ndarray:
     V = as_vector6("velocity", velocity)
     Ac = as_vector6("acceleration", acceleration)
     d = as_vector3("points", points)
+    batch_shape(("velocity", V, 1), ("acceleration", Ac, 1), ("points", d, 1))
     w = V[..., :3]
     return Ac[..., 3:] + _cross(Ac[..., :3], d) + _cross(w, _cross(w, d))
 

@@ -1,4 +1,4 @@
-"""Skew matrices, rotations and the motion / force transforms (CURRICULUM §2, §4).
+"""Skew matrices, rotations and the motion / force transforms (book chapters 2 and 4).
 
 Conventions (stated once for the package, see ``spatialbook.__doc__``): 6-vectors
 are angular part first; ``rotation`` R maps NEW-frame components to OLD-frame
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_array, as_matrix6, as_rotation, as_scalar, as_vector3, as_vector6
+from ._checks import batch_shape, as_array, as_matrix6, as_rotation, as_scalar, as_vector3, as_vector6
 
 
 def _skew(v: np.ndarray) -> np.ndarray:
@@ -154,6 +154,7 @@ def motion_transform(rotation, displacement) -> np.ndarray:
     """
     R = as_rotation("rotation", rotation)
     d = as_vector3("displacement", displacement)
+    batch_shape(("rotation", R, 2), ("displacement", d, 1))
     return _motion_blocks(R, d)
 
 
@@ -170,6 +171,7 @@ def force_transform(rotation, displacement) -> np.ndarray:
     """
     R = as_rotation("rotation", rotation)
     d = as_vector3("displacement", displacement)
+    batch_shape(("rotation", R, 2), ("displacement", d, 1))
     Rt = np.swapaxes(R, -1, -2)
     X = np.zeros(np.broadcast_shapes(R.shape[:-2], d.shape[:-1]) + (6, 6))
     X[..., :3, :3] = Rt
@@ -242,6 +244,7 @@ def transform_vectors(X, vectors) -> np.ndarray:
     """
     X = as_matrix6("X", X)
     V = as_vector6("vectors", vectors)
+    batch_shape(("X", X, 2), ("vectors", V, 1))
     if X.ndim == 2:
         if V.size <= 6 * _ROWS_PER_CALL:
             return V @ X.T
@@ -267,7 +270,7 @@ def _rows_times(rows: np.ndarray, M: np.ndarray) -> np.ndarray:
 def shift_twist(velocity, displacement) -> np.ndarray:
     """Move a twist's reference point by d, axes unchanged: [omega; v + omega x d].
 
-    The velocity-field rule v_Q = v_P + omega x d (CURRICULUM §1).
+    The velocity-field rule v_Q = v_P + omega x d (book chapter 1).
 
     >>> import spatialbook as sb
     >>> sb.shift_twist([0, 0, 2, 0, 0, 0], [0.4, 0, 0])
@@ -275,12 +278,13 @@ def shift_twist(velocity, displacement) -> np.ndarray:
     """
     V = as_vector6("velocity", velocity)
     d = as_vector3("displacement", displacement)
+    batch_shape(("velocity", V, 1), ("displacement", d, 1))
     w = np.broadcast_to(V[..., :3], np.broadcast_shapes(V.shape[:-1], d.shape[:-1]) + (3,))
     return np.concatenate((w, V[..., 3:] + _cross(V[..., :3], d)), axis=-1)
 
 
 def shift_wrench(force, displacement) -> np.ndarray:
-    """Move a wrench's reference point by d, axes unchanged: [tau - d x f; f] (CURRICULUM §4).
+    """Move a wrench's reference point by d, axes unchanged: [tau - d x f; f] (book chapter 4).
 
     >>> import spatialbook as sb
     >>> sb.shift_wrench([0, 0, 1.28, -3.2, 2.4, 0], [0.4, 0, 0]).round(12) + 0.0
@@ -288,5 +292,6 @@ def shift_wrench(force, displacement) -> np.ndarray:
     """
     F = as_vector6("force", force)
     d = as_vector3("displacement", displacement)
+    batch_shape(("force", F, 1), ("displacement", d, 1))
     f = np.broadcast_to(F[..., 3:], np.broadcast_shapes(F.shape[:-1], d.shape[:-1]) + (3,))
     return np.concatenate((F[..., :3] - _cross(d, F[..., 3:]), f), axis=-1)

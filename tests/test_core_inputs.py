@@ -394,3 +394,19 @@ def test_star_import_binds_only_the_public_api():
         assert submodule not in names
     for name in ("motion_transform", "required_wrench", "DOOR", "Axis", "to_cinert"):
         assert name in names
+
+
+# --- batches that cannot broadcast are named, not left to numpy ----------------------------
+
+@pytest.mark.parametrize("call, names", [
+    (lambda: sb.transform_vectors(np.broadcast_to(np.eye(6), (2, 6, 6)), np.zeros((3, 6))), "X"),
+    (lambda: sb.velocity_field(np.zeros((2, 6)), np.zeros((3, 3))), "points"),
+    (lambda: sb.motion_transform(np.broadcast_to(np.eye(3), (2, 3, 3)), np.zeros((3, 3))), "displacement"),
+    (lambda: sb.power(np.zeros((2, 6)), np.zeros((3, 6))), "force"),
+    (lambda: sb.required_wrench(np.eye(6), np.zeros((2, 6)), np.zeros((3, 6))), "acceleration"),
+    (lambda: sb.spatial_inertia(np.ones(2), np.zeros((3, 3)), np.eye(3)), "com"),
+    (lambda: sb.probe_acceleration(np.zeros((2, 3)), np.zeros((3, 3)), np.zeros(3)), "field_rate"),
+])
+def test_batches_that_do_not_broadcast_raise_a_named_error(call, names):
+    with pytest.raises(ValueError, match=rf"batch shapes do not broadcast: .*{names}"):
+        call()
