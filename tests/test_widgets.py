@@ -17,7 +17,7 @@ import pytest
 
 import spatialbook as sb
 from widgets import EXPERIMENTS, Experiment
-from widgets._base import Choice, Player, Slider, arrow_segments_3d
+from widgets._base import COLORS, Choice, Player, Slider, arrow_segments_3d
 
 NAMES = ["velocity_field", "screw_axis", "power_split", "spatial_inertia", "probes", "newton_euler"]
 DOOR = sb.DOOR
@@ -323,6 +323,50 @@ def test_taught_special_cases(exps):
         e.set(angle=a)
         readings.append(e.state()["v_probe"])
     np.testing.assert_allclose(readings, [readings[0]] * 3)
+    e.set(angle=0.0)
+
+
+def test_door_top_view_helper():
+    """The shared "door from above" axes: equal aspect, limits, x/y in m, title, door bar, hinge."""
+    from matplotlib.figure import Figure
+    from widgets._base import DOOR_WIDTH, door_top_view
+    fig = Figure()
+    ax, door = door_top_view(fig, (0.1, 0.1, 0.8, 0.8), (-0.5, 1.0), (-0.4, 0.6), "t",
+                             hinge_label=(0.05, -0.1), door_lw=3, door_alpha=0.4, door_zorder=2)
+    assert ax.get_aspect() == 1.0 and ax.get_title() == "t"
+    assert ax.get_xlim() == (-0.5, 1.0) and ax.get_ylim() == (-0.4, 0.6)
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("x (m)", "y (m)")
+    np.testing.assert_allclose(door.get_xydata(), [[0, 0], [DOOR_WIDTH, 0]])
+    assert DOOR_WIDTH == DOOR["width"]
+    assert door.get_color() == COLORS["door"] and door.get_linewidth() == 3
+    assert door.get_alpha() == 0.4 and door.get_zorder() == 2
+    hinge = [l for l in ax.lines if l is not door]
+    assert len(hinge) == 1 and list(hinge[0].get_xydata()[0]) == [0, 0]
+    assert [t.get_text() for t in ax.texts] == ["hinge O"]
+
+
+def test_centripetal_arrows_drawn_above_the_door(exps):
+    """E1: the acceleration arrows lie along the door bar; they are drawn above it at every angle."""
+    e = exps["velocity_field"]
+    assert e.q_acc.get_zorder() > e.door.get_zorder()
+    purple = np.array([int(COLORS["purple"][i:i + 2], 16) for i in (1, 3, 5)])
+
+    x0, y0, x1, y1 = np.round(e.door.axes.bbox.extents).astype(int)   # the top view only
+
+    def n_purple():
+        img = np.asarray(e.canvas.buffer_rgba())[..., :3].astype(int)
+        img = img[img.shape[0] - y1:img.shape[0] - y0, x0:x1]        # rows run top-down
+        return int((np.abs(img - purple).sum(-1) < 40).sum())
+
+    for a in range(0, 360, 30):
+        e.set(angle=float(a))
+        with_door = n_purple()
+        e.door.set_visible(False)
+        e.update(live=False)
+        without_door = n_purple()
+        e.door.set_visible(True)
+        assert with_door > 50, a                      # the arrows show
+        assert with_door >= without_door - 3, a       # the door hides none of them (edge blend)
     e.set(angle=0.0)
 
 

@@ -33,6 +33,8 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+import spatialbook as sb
+
 # Okabe–Ito colours: distinguishable with colour-blindness, legible on the white figure card,
 # which stays opaque so the plot reads the same in light and dark notebook themes.
 COLORS = {
@@ -47,6 +49,9 @@ COLORS = {
     "grey": "#999999",
     "field": "#8FA7BF",
 }
+
+#: the door's width (m): the top views draw it from the hinge O (the origin) to here
+DOOR_WIDTH = float(sb.DOOR["width"])
 
 
 # ----------------------------------------------------------------------------- control specs
@@ -453,6 +458,29 @@ class Experiment:
 
 
 # ------------------------------------------------------------------------ drawing helpers
+
+
+def door_top_view(fig: Figure, rect: Sequence[float], xlim: Sequence[float],
+                  ylim: Sequence[float], title: str, *, hinge_label: Sequence[float] = (-0.1, -0.12),
+                  door_lw: float = 5.0, door_alpha: float = 0.85, door_zorder: float = 1,
+                  width: float = DOOR_WIDTH):
+    """The "door from above" axes of the 2-D experiments: equal aspect, fixed limits, x/y in m,
+    ``title``, the door as a thick grey bar from the hinge O (the origin) to ``width`` along +x,
+    the hinge dot and its label (text placed at ``hinge_label``, data coordinates).
+
+    Returns ``(ax, door)``; ``door`` is the bar's ``Line2D``, static unless the caller registers
+    it with ``_moving`` and moves it (E1 turns the door).
+    """
+    ax = fig.add_axes(tuple(rect))
+    ax.set_aspect("equal")
+    ax.set_xlim(*xlim); ax.set_ylim(*ylim)
+    ax.set_xlabel("x (m)"); ax.set_ylabel("y (m)")
+    ax.set_title(title, fontsize=10)
+    ax.plot([0], [0], "o", color="black", ms=6, zorder=5)
+    ax.annotate("hinge O", (0, 0), tuple(hinge_label), fontsize=8)
+    door = ax.plot([0, width], [0, 0], "-", color=COLORS["door"], lw=door_lw, alpha=door_alpha,
+                   solid_capstyle="butt", zorder=door_zorder)[0]
+    return ax, door
 
 
 def _png_chunk(tag: bytes, data: bytes) -> bytes:

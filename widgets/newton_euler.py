@@ -20,9 +20,8 @@ import numpy as np
 
 import spatialbook as sb
 
-from ._base import COLORS, Choice, Experiment, Slider
+from ._base import COLORS, Choice, Experiment, Slider, door_top_view
 
-WIDTH = float(sb.DOOR["width"])
 MASS = float(sb.DOOR["mass"])
 COM = np.asarray(sb.DOOR["com"], float)
 I_O = sb.spatial_inertia(MASS, COM, sb.DOOR["inertia_com"])
@@ -90,15 +89,8 @@ class NewtonEuler(Experiment):
 
     def _setup(self, fig):
         from matplotlib.lines import Line2D
-        ax = fig.add_axes((0.08, 0.12, 0.39, 0.78))
-        ax.set_aspect("equal")
-        ax.set_xlim(-0.55, 1.0); ax.set_ylim(-0.6, 0.6)
-        ax.set_xlabel("x (m)"); ax.set_ylabel("y (m)")
-        ax.set_title("door from above: required f and τ\n(1 N ↦ 0.06 m; arc ∝ τ_z)", fontsize=10)
-        ax.plot([0, WIDTH], [0, 0], "-", color=COLORS["door"], lw=5, alpha=0.85,
-                solid_capstyle="butt", zorder=1)
-        ax.plot([0], [0], "o", color="black", ms=6, zorder=5)
-        ax.annotate("hinge O", (0, 0), (-0.1, -0.12), fontsize=8)
+        ax, _ = door_top_view(fig, (0.08, 0.12, 0.39, 0.78), (-0.55, 1.0), (-0.6, 0.6),
+                              "door from above: required f and τ\n(1 N ↦ 0.06 m; arc ∝ τ_z)")
         ax.plot([COM[0]], [COM[1]], "o", color=COLORS["orange"], ms=7, zorder=4)
         ax.annotate("C", (COM[0], 0), (COM[0] + 0.02, -0.1), fontsize=9)
         self.ref = self._moving(ax.plot([], [], "D", color=COLORS["blue"], ms=8, zorder=6)[0])

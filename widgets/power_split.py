@@ -19,7 +19,7 @@ import numpy as np
 
 import spatialbook as sb
 
-from ._base import COLORS, Choice, Experiment, Slider
+from ._base import COLORS, Choice, Experiment, Slider, door_top_view
 
 WIDTH = float(sb.DOOR["width"])
 PUSH_POINT = np.array([WIDTH, 0.0, 0.0])   # m, the free edge of the door
@@ -81,16 +81,9 @@ class PowerSplit(Experiment):
 
     def _setup(self, fig):
         from matplotlib.lines import Line2D
-        ax = fig.add_axes((0.08, 0.12, 0.50, 0.78))
-        ax.set_aspect("equal")
-        ax.set_xlim(-0.25, 1.25); ax.set_ylim(-0.45, 0.75)
-        ax.set_xlabel("x (m)"); ax.set_ylabel("y (m)")
-        ax.set_title("door from above: push f at Q, reference point P\n"
-                     "(1 m/s ↦ 0.15 m, 1 N ↦ 0.06 m)", fontsize=10)
-        ax.plot([0, WIDTH], [0, 0], "-", color=COLORS["door"], lw=5, alpha=0.85,
-                solid_capstyle="butt", zorder=2)
-        ax.plot([0], [0], "o", color="black", ms=6, zorder=5)
-        ax.annotate("hinge O", (0, 0), (-0.2, -0.12), fontsize=8)
+        ax, _ = door_top_view(fig, (0.08, 0.12, 0.50, 0.78), (-0.25, 1.25), (-0.45, 0.75),
+                              "door from above: push f at Q, reference point P\n"
+                              "(1 m/s ↦ 0.15 m, 1 N ↦ 0.06 m)", hinge_label=(-0.2, -0.12))
         ax.plot([WIDTH], [0], "o", color=COLORS["vermillion"], ms=6, zorder=5)
         ax.annotate("push point Q", (WIDTH, 0), (WIDTH - 0.05, -0.12), fontsize=8)
         self.line = self._moving(ax.plot([], [], "--", color=COLORS["vermillion"], lw=1,

@@ -21,9 +21,8 @@ import numpy as np
 
 import spatialbook as sb
 
-from ._base import COLORS, Choice, Experiment, Slider
+from ._base import COLORS, Choice, Experiment, Slider, door_top_view
 
-WIDTH = float(sb.DOOR["width"])
 X_P = np.array([0.4, 0.0, 0.0])
 ARROW = 0.12          # drawn m per (m/s or m/s^2)
 PATHS = ("material", "fixed", "line")
@@ -96,15 +95,9 @@ class Probes(Experiment):
 
     def _setup(self, fig):
         from matplotlib.lines import Line2D
-        ax = fig.add_axes((0.08, 0.12, 0.45, 0.78))
-        ax.set_aspect("equal")
-        ax.set_xlim(-0.3, 1.0); ax.set_ylim(-0.55, 0.6)
-        ax.set_xlabel("x (m)"); ax.set_ylabel("y (m)")
-        ax.set_title("probes passing x_P now (1 m/s or 1 m/s² ↦ 0.12 m)", fontsize=10)
-        ax.plot([0, WIDTH], [0, 0], "-", color=COLORS["door"], lw=3, alpha=0.4,
-                solid_capstyle="butt", zorder=1)
-        ax.plot([0], [0], "o", color="black", ms=6)
-        ax.annotate("hinge O", (0, 0), (-0.25, -0.1), fontsize=8)
+        ax, _ = door_top_view(fig, (0.08, 0.12, 0.45, 0.78), (-0.3, 1.0), (-0.55, 0.6),
+                              "probes passing x_P now (1 m/s or 1 m/s² ↦ 0.12 m)",
+                              hinge_label=(-0.25, -0.1), door_lw=3, door_alpha=0.4)
         t = np.linspace(0, 2 * np.pi, 90)
         dep = ("path", "omega", "u")         # everything but the frame-rate term ignores nu
         self.path_circle = self._moving(ax.plot(X_P[0] * np.cos(t), X_P[0] * np.sin(t), ":",

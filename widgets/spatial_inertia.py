@@ -17,7 +17,7 @@ import numpy as np
 
 import spatialbook as sb
 
-from ._base import COLORS, Experiment, Slider, fmt_number
+from ._base import COLORS, Experiment, Slider, door_top_view, fmt_number
 
 WIDTH = float(sb.DOOR["width"])
 MASS = float(sb.DOOR["mass"])
@@ -72,15 +72,8 @@ class SpatialInertia(Experiment):
     scene = staticmethod(scene)
 
     def _setup(self, fig):
-        ax = fig.add_axes((0.09, 0.14, 0.33, 0.72))
-        ax.set_aspect("equal")
-        ax.set_xlim(-0.15, 0.95); ax.set_ylim(-0.5, 0.5)
-        ax.set_xlabel("x (m)"); ax.set_ylabel("y (m)")
-        ax.set_title("door from above: COM C, reference P", fontsize=10)
-        ax.plot([0, WIDTH], [0, 0], "-", color=COLORS["door"], lw=5, alpha=0.85,
-                solid_capstyle="butt")
-        ax.plot([0], [0], "o", color="black", ms=6)
-        ax.annotate("hinge O", (0, 0), (-0.1, -0.12), fontsize=8)
+        ax, _ = door_top_view(fig, (0.09, 0.14, 0.33, 0.72), (-0.15, 0.95), (-0.5, 0.5),
+                              "door from above: COM C, reference P")
         ax.plot([COM[0]], [COM[1]], "o", color=COLORS["orange"], ms=9, zorder=4)
         ax.annotate("C", (COM[0], 0), (COM[0] - 0.02, 0.07), fontsize=9)
         self.P = self._moving(ax.plot([], [], "D", color=COLORS["blue"], ms=8, zorder=6)[0])

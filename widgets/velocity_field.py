@@ -16,12 +16,13 @@ import numpy as np
 
 import spatialbook as sb
 
-from ._base import COLORS, Experiment, Player, Slider
+from ._base import COLORS, Experiment, Player, Slider, door_top_view
 
 WIDTH = float(sb.DOOR["width"])
 LIM = 1.1
 ARROW = 0.15          # drawn metres per m/s
 ACC_ARROW = 0.08      # drawn metres per m/s^2
+DOOR_Z, ACC_Z = 3, 7  # zorders: the acceleration arrows lie along the door, so above it
 _g = np.linspace(-1.0, 1.0, 11)
 GRID = np.stack(np.meshgrid(_g, _g, indexing="xy"), axis=-1).reshape(-1, 2)
 GRID3 = np.column_stack([GRID, np.zeros(len(GRID))])
@@ -91,7 +92,7 @@ class VelocityField(Experiment):
            "right: speed grows linearly with distance from the hinge.")
     CONTROLS = CONTROLS
     READOUTS = (
-        ("ω", "V_O", "rad/s, m/s"),
+        ("V_O = [ω; v_O]", "V_O", "rad/s, m/s"),
         ("v near", "v_near", "m/s"),
         ("|v near|", "speed_near", "m/s"),
         ("v far", "v_far", "m/s"),
@@ -105,13 +106,9 @@ class VelocityField(Experiment):
     scene = staticmethod(scene)
 
     def _setup(self, fig):
-        ax = fig.add_axes((0.07, 0.12, 0.46, 0.78))
-        ax.set_aspect("equal")
-        ax.set_xlim(-LIM, LIM); ax.set_ylim(-LIM, LIM)
-        ax.set_xlabel("x (m)"); ax.set_ylabel("y (m)")
-        ax.set_title("door from above: v(x) = v_O + ω × x\n(arrow: 1 m/s ↦ 0.15 m)", fontsize=10)
-        ax.plot([0], [0], "o", color="black", ms=6, zorder=5)
-        ax.annotate("hinge O", (0, 0), (0.05, -0.12), fontsize=8)
+        ax, door = door_top_view(fig, (0.07, 0.12, 0.46, 0.78), (-LIM, LIM), (-LIM, LIM),
+                                 "door from above: v(x) = v_O + ω × x\n(arrow: 1 m/s ↦ 0.15 m)",
+                                 hinge_label=(0.05, -0.12), door_zorder=DOOR_Z)
         q = dict(angles="xy", scale_units="xy", scale=1 / ARROW, width=0.004)
         self.q_field = self._moving(ax.quiver(GRID[:, 0], GRID[:, 1], np.zeros(len(GRID)),
                                               np.zeros(len(GRID)), color=COLORS["field"],
@@ -119,15 +116,15 @@ class VelocityField(Experiment):
         self.circles = [self._moving(ax.plot([], [], "--", color=c, lw=0.8)[0],
                                      depends=("near", "far"))
                         for c in (COLORS["blue"], COLORS["vermillion"])]
-        self.door = self._moving(ax.plot([], [], "-", color=COLORS["door"], lw=5, alpha=0.85,
-                                         solid_capstyle="butt", zorder=3)[0])
+        self.door = self._moving(door)                  # the door turns: a moving artist
         self.pts = self._moving(ax.scatter([0, 0], [0, 0], s=40, zorder=6,
                                            c=[COLORS["blue"], COLORS["vermillion"]]))
         self.q_pts = self._moving(ax.quiver([0, 0], [0, 0], [0, 0], [0, 0], zorder=7,
                                             color=[COLORS["blue"], COLORS["vermillion"]],
                                             angles="xy", scale_units="xy", scale=1 / ARROW,
                                             width=0.009))
-        self.q_acc = self._moving(ax.quiver([0, 0], [0, 0], [0, 0], [0, 0], zorder=7,
+        # the centripetal arrows lie along the door bar: drawn above it, never hidden by it
+        self.q_acc = self._moving(ax.quiver([0, 0], [0, 0], [0, 0], [0, 0], zorder=ACC_Z,
                                             color=COLORS["purple"], angles="xy",
                                             scale_units="xy", scale=1 / ACC_ARROW, width=0.006))
         self.probe = self._moving(ax.plot([], [], "s", color=COLORS["green"], ms=8, zorder=6)[0])
