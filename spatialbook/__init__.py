@@ -24,7 +24,7 @@ array([ 0.  ,  0.  ,  1.28, -3.2 ,  2.4 ,  0.  ])
 import types as _types
 
 from .transforms import (
-    force_transform, inverse_transform, motion_transform, rotation_x, rotation_y, rotation_z,
+    force_transform, inverse_transform, motion_transform, rotation_from_quaternion, rotation_x, rotation_y, rotation_z,
     shift_twist, shift_wrench, skew, transform_vectors, unskew,
 )
 from .inertia import (

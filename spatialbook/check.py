@@ -17,6 +17,7 @@ from . import (
     particle_kinetic_energy, particle_momentum, particle_wrench, power, required_wrench,
     screw_axis, shift_wrench, spatial_inertia, spatial_momentum, to_cinert, transform_inertia,
     transform_vectors, velocity_field, homogeneous, inertial_wrench, bias_wrench,
+    rotation_from_quaternion,
 )
 from .acceleration import spatial_acceleration
 from .particles import particle_accelerations
@@ -33,13 +34,7 @@ class Row(NamedTuple):
 
 
 def _random_rotation(rng: np.random.Generator) -> np.ndarray:
-    q = rng.normal(size=4)
-    w, x, y, z = q / np.linalg.norm(q)
-    return np.array([
-        [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-        [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-        [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
-    ])
+    return rotation_from_quaternion(rng.normal(size=4))
 
 
 def _err(a, b) -> float:

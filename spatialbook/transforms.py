@@ -116,6 +116,26 @@ def rotation_z(angle) -> np.ndarray:
     return _axis_rotation(angle, 0, 1, "angle")
 
 
+def rotation_from_quaternion(quaternion) -> np.ndarray:
+    """Rotation matrix (R new->old) of a quaternion [w, x, y, z]; it is normalised here.
+
+    >>> import numpy as np, spatialbook as sb
+    >>> half = np.pi / 4                       # 90 degrees about z
+    >>> np.allclose(sb.rotation_from_quaternion([np.cos(half), 0, 0, np.sin(half)]), sb.rotation_z(np.pi / 2))
+    True
+    """
+    q = as_array("quaternion", quaternion, (4,))
+    norm = np.linalg.norm(q, axis=-1, keepdims=True)
+    if np.any(norm == 0):
+        raise ValueError("quaternion: expected a non-zero quaternion [w, x, y, z]")
+    w, x, y, z = np.moveaxis(q / norm, -1, 0)
+    R = np.empty(q.shape[:-1] + (3, 3))
+    R[..., 0, 0], R[..., 0, 1], R[..., 0, 2] = 1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)
+    R[..., 1, 0], R[..., 1, 1], R[..., 1, 2] = 2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)
+    R[..., 2, 0], R[..., 2, 1], R[..., 2, 2] = 2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)
+    return R
+
+
 def _motion_blocks(R: np.ndarray, d: np.ndarray) -> np.ndarray:
     Rt = np.swapaxes(R, -1, -2)
     X = np.zeros(np.broadcast_shapes(R.shape[:-2], d.shape[:-1]) + (6, 6))

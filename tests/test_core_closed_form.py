@@ -421,6 +421,18 @@ def test_two_particles_closed_form():
     close(sb.particle_wrench(m, r, V, np.zeros(6)), [0, 0, 0, -4, -24, 0])
 
 
+@covers("rotation_from_quaternion")
+def test_rotation_from_quaternion_closed_form():
+    c, s_ = np.cos(0.6 / 2), np.sin(0.6 / 2)
+    close(sb.rotation_from_quaternion([c, s_, 0, 0]), sb.rotation_x(0.6))
+    close(sb.rotation_from_quaternion([c, 0, s_, 0]), sb.rotation_y(0.6))
+    close(sb.rotation_from_quaternion([2 * c, 0, 0, 2 * s_]), sb.rotation_z(0.6))   # normalised
+    close(sb.rotation_from_quaternion([[1, 0, 0, 0], [0, 0, 0, 1]]),
+          [np.eye(3), np.diag([-1.0, -1.0, 1.0])])                                   # batched
+    with pytest.raises(ValueError, match="quaternion"):
+        sb.rotation_from_quaternion([0, 0, 0, 0])
+
+
 def test_every_public_function_has_a_closed_form_test():
     public = {name for name in sb.__all__ if callable(getattr(sb, name)) or name == "DOOR"}
     missing = sorted(public - COVERED)

@@ -15,13 +15,7 @@ vec3 = st.lists(_c, min_size=3, max_size=3).map(np.array)
 vec6 = st.lists(_c, min_size=6, max_size=6).map(np.array)
 
 
-def _rotation(q):
-    w, x, y, z = q / np.linalg.norm(q)
-    return np.array([
-        [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-        [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-        [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
-    ])
+_rotation = sb.rotation_from_quaternion
 
 
 rotations = (st.lists(st.floats(-1, 1), min_size=4, max_size=4).map(np.array)

@@ -29,13 +29,7 @@ twists = _vec(6)
 wrenches = _vec(6)
 
 
-def _quat_to_matrix(q):
-    w, x, y, z = q / np.linalg.norm(q)
-    return np.array([
-        [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-        [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-        [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
-    ])
+_quat_to_matrix = sb.rotation_from_quaternion
 
 
 rotations = (
