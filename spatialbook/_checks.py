@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._kernels import _skew, _vee
+
 #: Tolerance for "orthonormal", "symmetric", "skew" and similar structural checks.
 STRUCTURE_TOL = 1e-9
 
@@ -114,13 +116,8 @@ def as_spatial_inertia(name: str, value) -> np.ndarray:
     if np.any(np.linalg.eigvalsh(M) < -tol):
         raise ValueError(f"{name}: expected a positive semi-definite spatial inertia")
     # About the COM: I_C = I_O + m C^2 with C = [c]x, c = (m c) / m  (eq. 5.5 read backwards).
-    mC = M[..., :3, 3:]
-    mc = np.stack((mC[..., 2, 1], mC[..., 0, 2], mC[..., 1, 0]), axis=-1)
     safe = np.where(m > 0, m, 1.0)[..., None]
-    c = mc / safe
-    C = np.zeros(c.shape[:-1] + (3, 3))
-    C[..., 0, 1], C[..., 0, 2], C[..., 1, 2] = -c[..., 2], c[..., 1], -c[..., 0]
-    C[..., 1, 0], C[..., 2, 0], C[..., 2, 1] = c[..., 2], -c[..., 1], c[..., 0]
+    C = _skew(_vee(M[..., :3, 3:]) / safe)
     I_C = M[..., :3, :3] + safe[..., None] * (C @ C)
     _check_rotational(name, I_C, "rotational inertia about the centre of mass", scale)
     return M

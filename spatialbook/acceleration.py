@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._checks import batch_shape, as_rotation, as_vector3, as_vector6
-from .transforms import _cross
+from ._kernels import _cross
 
 
 def spatial_acceleration(velocity, classical_acceleration) -> np.ndarray:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._checks import batch_shape, as_spatial_inertia, as_vector6
-from .transforms import _skew
+from ._kernels import _skew
 
 
 def _crm(V: np.ndarray) -> np.ndarray:

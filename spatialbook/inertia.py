@@ -8,7 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 from ._checks import batch_shape, as_inertia3, as_scalar, as_spatial_inertia, as_vector3, as_vector6
-from .transforms import _check_plucker, _skew
+from ._kernels import _skew, _vee
+from .transforms import _check_plucker, _inverse_blocks
 
 
 def _assemble(m: np.ndarray, c: np.ndarray, I_C: np.ndarray) -> np.ndarray:
@@ -67,9 +68,7 @@ def inertia_parts(inertia) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     m = M[..., 3, 3]
     if np.any(m <= 0):
         raise ValueError("inertia: expected a positive mass to locate the centre of mass")
-    mC = M[..., :3, 3:]
-    mc = np.stack((mC[..., 2, 1], mC[..., 0, 2], mC[..., 1, 0]), axis=-1)
-    c = mc / m[..., None]
+    c = _vee(M[..., :3, 3:]) / m[..., None]
     C = _skew(c)
     I_C = M[..., :3, :3] + m[..., None, None] * (C @ C)
     return m, c, I_C
@@ -87,7 +86,6 @@ def transform_inertia(X, inertia) -> np.ndarray:
     >>> np.round(sb.transform_inertia(X_CO, I_O)[2, 2], 6)   # back to I_C,z = 8/75
     np.float64(0.106667)
     """
-    from .transforms import _inverse_blocks
 
     X = _check_plucker("X", X)
     if not np.allclose(X[..., :3, 3:], 0.0):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._checks import as_array, as_vector3, as_vector6
-from .transforms import _cross
+from ._kernels import _cross
 
 
 def revolute_axis(axis, hinge_point, reference_point) -> np.ndarray:

@@ -17,7 +17,7 @@ import numpy as np
 from ._checks import as_array, as_inertia3, as_rotation, as_scalar, as_spatial_inertia, as_vector3, as_vector6
 from .dynamics import _crm
 from .inertia import _assemble
-from .transforms import _skew
+from ._kernels import _skew, _vee
 
 _CINERT_ROWS = np.array([0, 1, 2, 0, 0, 1])
 _CINERT_COLS = np.array([0, 1, 2, 1, 2, 2])
@@ -34,8 +34,7 @@ def to_cinert(inertia) -> np.ndarray:
     """
     M = as_spatial_inertia("inertia", inertia)
     rot = M[..., :3, :3][..., _CINERT_ROWS, _CINERT_COLS]
-    mC = M[..., :3, 3:]
-    md = np.stack((mC[..., 2, 1], mC[..., 0, 2], mC[..., 1, 0]), axis=-1)
+    md = _vee(M[..., :3, 3:])
     return np.concatenate((rot, md, M[..., 3:4, 3]), axis=-1)
 
 

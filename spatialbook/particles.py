@@ -10,7 +10,7 @@ import numpy as np
 
 from ._checks import as_scalar, as_vector3, as_vector6
 from .screw import acceleration_field, velocity_field
-from .transforms import _cross
+from ._kernels import _cross
 
 
 def door_particles(nx: int = 40, nz: int = 60, door: dict | None = None) -> tuple[np.ndarray, np.ndarray]:

@@ -7,7 +7,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._checks import batch_shape, as_vector3, as_vector6
-from .transforms import _cross
+from ._kernels import _cross
 
 
 class Axis(NamedTuple):

@@ -10,26 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._kernels import _cross, _skew, _vee
 from ._checks import batch_shape, as_array, as_matrix6, as_rotation, as_scalar, as_vector3, as_vector6
-
-
-def _skew(v: np.ndarray) -> np.ndarray:
-    """Unchecked [v]x for arrays of shape (..., 3)."""
-    out = np.zeros(v.shape[:-1] + (3, 3))
-    out[..., 0, 1] = -v[..., 2]
-    out[..., 0, 2] = v[..., 1]
-    out[..., 1, 0] = v[..., 2]
-    out[..., 1, 2] = -v[..., 0]
-    out[..., 2, 0] = -v[..., 1]
-    out[..., 2, 1] = v[..., 0]
-    return out
-
-
-def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Unchecked a x b over leading axes; faster than np.cross for large batches."""
-    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
-    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
-    return np.stack((a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0), axis=-1)
 
 
 def skew(v) -> np.ndarray:
@@ -65,7 +47,7 @@ def unskew(S) -> np.ndarray:
     S = as_array("S", S, (3, 3))
     if not np.allclose(S, -np.swapaxes(S, -1, -2), atol=1e-9 * max(1.0, float(np.max(np.abs(S))))):
         raise ValueError("S: expected a skew-symmetric 3x3 matrix (S^T = -S)")
-    return np.stack((S[..., 2, 1], S[..., 0, 2], S[..., 1, 0]), axis=-1)
+    return _vee(S)
 
 
 def _axis_rotation(angle, i: int, j: int, name: str) -> np.ndarray:

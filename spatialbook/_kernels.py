@@ -1,0 +1,29 @@
+"""Unchecked 3-vector kernels shared by the package (inputs already validated, shape (..., 3))."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def _skew(v: np.ndarray) -> np.ndarray:
+    """[v]x for arrays of shape (..., 3)."""
+    out = np.zeros(v.shape[:-1] + (3, 3))
+    out[..., 0, 1] = -v[..., 2]
+    out[..., 0, 2] = v[..., 1]
+    out[..., 1, 0] = v[..., 2]
+    out[..., 1, 2] = -v[..., 0]
+    out[..., 2, 0] = -v[..., 1]
+    out[..., 2, 1] = v[..., 0]
+    return out
+
+
+def _vee(S: np.ndarray) -> np.ndarray:
+    """The vector v of a skew block S = [v]x, shape (..., 3, 3) -> (..., 3)."""
+    return np.stack((S[..., 2, 1], S[..., 0, 2], S[..., 1, 0]), axis=-1)
+
+
+def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a x b over leading axes; faster than np.cross for large batches."""
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
+    return np.stack((a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0), axis=-1)
