@@ -7,7 +7,10 @@ recovers from V_P alone the axis point x_P + omega x v_P / |omega|^2, its direct
 pitch h = omega . v_P / |omega|^2 — the same for every P (only the tangential part of v_P
 depends on P).  Points on the axis move with h omega (the on-axis arrows): at h = 0 they are
 at rest and material points trace closed circles; raising h stretches the on-axis arrows and
-turns the circles into helices that advance 2 pi h per turn.
+turns the circles into helices that advance 2 pi h per turn.  A faint grid of arrows samples the
+whole velocity field v(x) = h omega + omega x (x - x_axis) in the plane z = 0: at h = 0 the
+arrows shrink to nothing at the hinge line, where the field is zero; at h != 0 every arrow
+carries the same axial part h omega and none vanishes.
 """
 
 from __future__ import annotations
@@ -30,6 +33,11 @@ AXIS_S = np.linspace(-HEIGHT / 2, HEIGHT / 2, 5)         # where on-axis arrows 
 ARROW_AXIS = 2.0      # drawn m per m/s for the on-axis arrows (they are slow)
 ARROW_V = 0.3         # drawn m per m/s for material-point arrows
 ZLIM = (-1.6, 1.6)
+_G = 0.3 * np.arange(-3, 4)                               # 0.3 m apart, the hinge line (0) included
+#: where the faint field arrows sit: a 7 x 7 grid of the plane z = 0 (m)
+FIELD_GRID = np.stack(np.meshgrid(_G, _G, indexing="ij"), axis=-1).reshape(-1, 2)
+FIELD_GRID = np.column_stack([FIELD_GRID, np.zeros(len(FIELD_GRID))])
+ARROW_FIELD = 0.14    # drawn m per m/s for the field grid
 
 CONTROLS = (
     Slider("pitch", "pitch h (m/rad)", -0.1, 0.1, 0.005, 0.0, ".3f"),
@@ -49,6 +57,7 @@ def scene(pitch=0.0, ref_x=0.4) -> dict:
     on_axis = axis_point + np.outer(AXIS_S, ax.direction)
     v_axis = sb.velocity_field(V_P, on_axis - x_P)         # = h omega, along the axis
     v_material = sb.velocity_field(V_P, MATERIAL - x_P)
+    v_grid = sb.velocity_field(V_P, FIELD_GRID - x_P)      # the field in the plane z = 0
     # screw motion with the recovered axis and pitch: turn phi about the axis, advance h phi
     R = sb.rotation_z(_PHI)                                 # (k, 3, 3); the axis is along z
     rel = MATERIAL - axis_point
@@ -60,9 +69,14 @@ def scene(pitch=0.0, ref_x=0.4) -> dict:
         "on_axis_speed": np.linalg.norm(v_axis[0]),
         "advance_per_turn": float((traj[0, -1] - traj[0, 0]) @ ax.direction) / TURNS,
         "v_material": v_material,
+        # the slowest grid point of the plane z = 0 and its speed: the hinge line's trace at
+        # h = 0 (speed 0); at h != 0 no point is at rest and the minimum is |h| |omega|
+        "field_min_speed": float(np.min(np.linalg.norm(v_grid, axis=1))),
+        "field_min_point": FIELD_GRID[int(np.argmin(np.linalg.norm(v_grid, axis=1)))],
     }
     return {"on_axis": on_axis, "v_axis": v_axis, "material": MATERIAL,
-            "v_material": v_material, "trajectories": traj, "x_P": x_P, "numbers": numbers}
+            "v_material": v_material, "trajectories": traj, "x_P": x_P,
+            "grid": FIELD_GRID, "v_grid": v_grid, "numbers": numbers}
 
 
 class ScrewAxis(Experiment):
@@ -71,8 +85,10 @@ class ScrewAxis(Experiment):
     name = "screw_axis"
     title = "E2 screw axis of the door"
     alt = ("Three-dimensional view of the door turning about its hinge line while advancing "
-           "along it: arrows on the axis show the velocity h omega, coloured curves the paths of "
-           "three material points, closed circles at zero pitch and helices otherwise.")
+           "along it: faint arrows sample the velocity field in the horizontal plane through the "
+           "hinge, vanishing at the hinge line when the pitch is zero; arrows on the axis show "
+           "the velocity h omega, coloured curves the paths of three material points, closed "
+           "circles at zero pitch and helices otherwise.")
     CONTROLS = CONTROLS
     READOUTS = (
         ("pitch h (from screw_axis)", "recovered_pitch", "m/rad"),
@@ -80,6 +96,8 @@ class ScrewAxis(Experiment):
         ("axis direction", "axis_direction", ""),
         ("v on axis = h ω", "v_on_axis", "m/s"),
         ("|v on axis|", "on_axis_speed", "m/s"),
+        ("slowest field point, z = 0", "field_min_point", "m"),
+        ("its speed", "field_min_speed", "m/s"),
         ("advance per turn 2πh", "advance_per_turn", "m"),
         ("V_P", "V_P", "rad/s, m/s"),
     )
@@ -102,6 +120,11 @@ class ScrewAxis(Experiment):
         w, c = WIDTH, HEIGHT / 2
         ax.plot([0, w, w, 0, 0], [0, 0, 0, 0, 0], [-c, -c, c, c, -c], color=COLORS["door"],
                 lw=2)
+        g = FIELD_GRID
+        ax.plot(g[:, 0], g[:, 1], g[:, 2], ".", color=COLORS["field"], ms=2.5)
+        # the field does not depend on the reference point: redrawn only when the pitch changes
+        self.v_grid = self._moving(ax.plot([], [], [], "-", color=COLORS["field"], lw=1.1,
+                                           alpha=0.8)[0], depends=("pitch",))
         self.axis_line = self._moving(ax.plot([], [], [], "-.", color="black", lw=1)[0])
         cols = (COLORS["orange"], COLORS["blue"], COLORS["green"])
         self.trajs = [self._moving(ax.plot([], [], [], "-", color=col, lw=1.3)[0]) for col in cols]
@@ -124,6 +147,8 @@ class ScrewAxis(Experiment):
         lx.axis("off")
         lx.legend(handles=[
             Line2D([], [], color="black", ls="-.", label="instantaneous screw axis"),
+            Line2D([], [], color=COLORS["field"], lw=1.1,
+                   label=f"field v(x) in z = 0 (1 m/s ↦ {ARROW_FIELD:g} m)"),
             Line2D([], [], color=COLORS["vermillion"], lw=2.2, label="on-axis v = h ω (1 m/s ↦ 2 m)"),
             Line2D([], [], color=COLORS["purple"], lw=1.5, label="material-point v (1 m/s ↦ 0.3 m)"),
             Line2D([], [], color=COLORS["orange"], label="path of the COM"),
@@ -140,6 +165,9 @@ class ScrewAxis(Experiment):
         self.axis_line.set_data_3d(p[0] + t * d[0], p[1] + t * d[1], p[2] + t * d[2])
         for line, tr in zip(self.trajs, s["trajectories"]):
             line.set_data_3d(tr[:, 0], tr[:, 1], tr[:, 2])
+        # arrow heads in the horizontal plane (side = e_z x v)
+        self.v_grid.set_data_3d(*arrow_segments_3d(s["grid"], s["v_grid"], ARROW_FIELD,
+                                                   side=np.cross([0.0, 0.0, 1.0], s["v_grid"])))
         self.v_axis.set_data_3d(*arrow_segments_3d(s["on_axis"], s["v_axis"], ARROW_AXIS))
         oa = s["on_axis"]
         self.axis_pts.set_data_3d(oa[:, 0], oa[:, 1], oa[:, 2])
