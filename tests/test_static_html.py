@@ -4,6 +4,7 @@ the real-browser behaviour is tested in tests/browser/test_static_site.py)."""
 from __future__ import annotations
 
 import doctest
+import json
 import re
 
 import pytest
@@ -68,3 +69,77 @@ def test_answer_box_markup():
         answer_box("q", float("nan"), 0.1)
     with pytest.raises(ValueError):
         answer_box("q", 1.0, -0.1)
+
+
+def test_answer_box_scalar_markup_is_unchanged_by_the_vector_form():
+    # one-number boxes keep their script (stored notebook outputs stay valid)
+    html = answer_box("q", 2.5, 0.1).data
+    assert sh._ANSWER_JS.split("(function")[1][:40] in html
+    assert "JSON.parse" not in html and 'inputmode="decimal"' in html
+
+
+def test_answer_box_vector_markup():
+    html = answer_box("Velocity of Q?", [0.4, -1.2, 0], 0.01, "m/s").data
+    assert html == answer_box("Velocity of Q?", (0.4, -1.2, 0.0), 0.01, "m/s").data
+    assert html != answer_box("Velocity of Q?", [0.4, -1.2, 0.1], 0.01, "m/s").data
+    uid = re.search(r'id="(sb-ab-[0-9a-f]{12})"', html).group(1)
+    expected = re.search(r'data-expected="([^"]*)"', html).group(1)
+    assert json.loads(expected) == [0.4, -1.2, 0.0]
+    assert f'<label for="{uid}-in">Your answer (3 numbers, m/s)</label>' in html
+    assert "JSON.parse" in html and 'inputmode="text"' in html and "http" not in html
+    np = pytest.importorskip("numpy")
+    assert answer_box("q", np.array([1.0, 2.0]), 0.1).data == answer_box("q", [1, 2], 0.1).data
+    assert answer_box("q", np.float64(1.5), 0.1).data == answer_box("q", 1.5, 0.1).data
+
+
+@pytest.mark.parametrize("bad, match", [
+    ([], "at least one"), ([1.0, float("inf")], "finite"), ([[1, 2], [3, 4]], "flat"),
+    ("1.0", "number"), (None, "number")])
+def test_answer_box_rejects_bad_expected(bad, match):
+    with pytest.raises(ValueError, match=match):
+        answer_box("q", bad, 0.1)
+
+
+def _run_box_in_node(html: str, typed: str) -> tuple[str, str]:
+    """Run the box's script in node against a minimal fake DOM; return (data-result, status)."""
+    import shutil
+    import subprocess
+
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed (the browser test covers the script)")
+    attrs = dict(re.findall(r'(data-expected|data-tolerance)="([^"]*)"', html))
+    script = html[html.index("<script>") + len("<script>"):html.index("</script>")]
+    harness = """
+var attrs = %s; var handlers = {};
+var status = {textContent: ""};
+var input = {value: %s, addEventListener: function () {}};
+var button = {addEventListener: function (ev, f) { handlers[ev] = f; }};
+var root = {getAttribute: function (k) { return attrs[k] === undefined ? null : attrs[k]; },
+            setAttribute: function (k, v) { attrs[k] = v; },
+            querySelector: function (s) { return s === "input" ? input : s === "button" ? button : status; }};
+var document = {getElementById: function () { return root; }, currentScript: null};
+%s
+handlers.click();
+console.log(JSON.stringify([attrs["data-result"], status.textContent]));
+""" % (json.dumps({k: v.replace("&quot;", '"') for k, v in attrs.items()}), json.dumps(typed), script)
+    out = subprocess.run([node, "-e", harness], capture_output=True, text=True, check=True).stdout
+    return tuple(json.loads(out))
+
+
+@pytest.mark.parametrize("typed, result", [
+    ("0.4, -1.2, 0", "right"), ("0.401 -1.2 0.0", "right"), ("[0.4, \u22121.2, 0]", "right"),
+    ("(0.4,-1.2,0.005)", "right"), ("0.4, 1.2, 0", "wrong"), ("0.4, -1.2, 0.02", "wrong"),
+    ("0.4, -1.2", "invalid"), ("0.4, -1.2, 0, 1", "invalid"), ("abc", "invalid"),
+    ("0.4, x, 0", "invalid"), ("", "invalid")])
+def test_answer_box_vector_script(typed, result):
+    html = answer_box("Velocity of Q?", [0.4, -1.2, 0], 0.01, "m/s").data
+    got, status = _run_box_in_node(html, typed)
+    assert got == result, status
+
+
+@pytest.mark.parametrize("typed, result", [
+    ("1.28", "right"), ("1,28", "right"), ("1.3", "wrong"), ("abc", "invalid")])
+def test_answer_box_scalar_script(typed, result):
+    html = answer_box("Torque about the hinge?", 1.28, 0.005, "N m").data
+    assert _run_box_in_node(html, typed)[0] == result

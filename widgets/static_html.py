@@ -199,26 +199,141 @@ _ANSWER_JS = """
 """
 
 
-def answer_box(question: str, expected: float, tolerance: float, unit: str = "") -> HTML:
-    """A question, a number input and a Check button that says right or wrong, with no kernel.
+# A vector answer has its own script, so that one-number boxes keep their markup byte for byte
+# (stored notebook outputs stay valid).
+_VECTOR_ANSWER_JS = """
+(function () {
+  var root = document.getElementById(%(id)s);
+  var script = document.currentScript;
+  if (script && script.parentNode && script.parentNode.classList &&
+      script.parentNode.classList.contains("sb-answer-box")) { root = script.parentNode; }
+  if (!root || root.getAttribute("data-ready") === "1") { return; }
+  root.setAttribute("data-ready", "1");
+  var input = root.querySelector("input");
+  var button = root.querySelector("button");
+  var status = root.querySelector(".sb-status");
+  var expected = JSON.parse(root.getAttribute("data-expected"));
+  var tolText = root.getAttribute("data-tolerance");
+  var tol = parseFloat(tolText);
+  function parse(text) {
+    // numbers separated by commas and/or spaces, optionally inside brackets or parentheses
+    text = text.trim().replace(/\\u2212/g, "-").replace(/^[\\[(]\\s*/, "").replace(/\\s*[\\])]$/, "");
+    var parts = text.split(/\\s*,\\s*|\\s+/);
+    var xs = [];
+    for (var k = 0; k < parts.length; k++) {
+      var v = Number(parts[k]);
+      if (parts[k] === "" || !isFinite(v)) { return null; }
+      xs.push(v);
+    }
+    return xs;
+  }
+  function check() {
+    var xs = parse(input.value);
+    if (xs === null || xs.length !== expected.length) {
+      status.textContent = "Please type " + expected.length + " numbers separated by commas or spaces.";
+      root.setAttribute("data-result", "invalid");
+      return;
+    }
+    var off = [];
+    for (var k = 0; k < expected.length; k++) {
+      if (!(Math.abs(xs[k] - expected[k]) <= tol)) { off.push(k + 1); }
+    }
+    if (off.length === 0) {
+      status.textContent = "Right! Every component of (" + xs.join(", ") + ") is within " + tolText + " of the answer.";
+      root.setAttribute("data-result", "right");
+    } else {
+      status.textContent = "Not quite: component" + (off.length > 1 ? "s " : " ") + off.join(", ") +
+        " off by more than " + tolText + ". Try again.";
+      root.setAttribute("data-result", "wrong");
+    }
+  }
+  button.addEventListener("click", check);
+  input.addEventListener("keydown", function (e) { if (e.key === "Enter") { e.preventDefault(); check(); } });
+})();
+"""
 
-    The reader's number x is right when ``|x - expected| <= tolerance``.  ``question`` and
-    ``unit`` are plain text (HTML-escaped).  Deterministic markup, like :func:`frame_player`.
+
+def answer_box(question: str, expected: float | Sequence[float], tolerance: float,
+               unit: str = "") -> HTML:
+    """A question, an input and a Check button that says right or wrong, with no kernel.
+
+    Parameters
+    ----------
+    question : str
+        Plain text (HTML-escaped).
+    expected : float or sequence of float
+        One number, or a vector (a list, tuple or 1-D array of numbers).  For a vector the
+        reader types the components separated by commas or spaces (brackets allowed), e.g.
+        ``0.4, -1.2, 0``; the answer is right when it has as many components and each is
+        within ``tolerance`` of the expected one.  For one number a decimal comma is allowed.
+    tolerance : float
+        Absolute tolerance, >= 0 (per component for a vector).
+    unit : str
+        Plain text shown after "Your answer".
+
+    Returns
+    -------
+    IPython.display.HTML
+        Deterministic markup, like :func:`frame_player`.  ``data-expected`` holds JSON: a
+        number, or an array of numbers for a vector.
+
+    >>> 'data-expected="[0.4, -1.2, 0.0]"' in answer_box("v_Q?", [0.4, -1.2, 0], 0.01, "m/s").data
+    True
     """
-    expected = float(expected)
-    tolerance = float(tolerance)
-    if not math.isfinite(expected) or not math.isfinite(tolerance) or tolerance < 0:
-        raise ValueError("answer_box: expected must be finite and tolerance finite and >= 0")
-    uid = _stable_id("sb-ab", question, expected, tolerance, unit)
+    try:
+        tolerance = float(tolerance)
+    except (TypeError, ValueError):
+        raise ValueError(f"answer_box: tolerance must be a number, got {tolerance!r}") from None
+    if not math.isfinite(tolerance) or tolerance < 0:
+        raise ValueError(f"answer_box: tolerance must be finite and >= 0, got {tolerance!r}")
+    if isinstance(expected, (str, bytes)):
+        raise ValueError("answer_box: expected must be a number or a sequence of numbers, "
+                         f"got {type(expected).__name__}")
+    vector = None
+    if hasattr(expected, "__len__") or hasattr(expected, "__iter__"):
+        ndim = getattr(expected, "ndim", None)
+        if ndim == 0:  # a 0-d numpy array or numpy scalar is one number
+            expected = float(expected)
+        else:
+            try:
+                vector = [float(x) for x in expected]
+            except (TypeError, ValueError):
+                raise ValueError("answer_box: expected must be a number or a flat sequence of "
+                                 "numbers (a vector)") from None
+            if not vector:
+                raise ValueError("answer_box: expected must have at least one component")
+            if not all(math.isfinite(x) for x in vector):
+                raise ValueError(f"answer_box: every component of expected must be finite, "
+                                 f"got {vector!r}")
+    if vector is None:
+        try:
+            expected = float(expected)
+        except (TypeError, ValueError):
+            raise ValueError("answer_box: expected must be a number or a sequence of numbers, "
+                             f"got {type(expected).__name__}") from None
+        if not math.isfinite(expected):
+            raise ValueError(f"answer_box: expected must be finite, got {expected!r}")
     esc = _html.escape
-    unit_text = f" ({unit})" if unit else ""
-    js = _ANSWER_JS % {"id": json.dumps(uid)}
+    if vector is None:
+        uid = _stable_id("sb-ab", question, expected, tolerance, unit)
+        data_expected = repr(expected)
+        unit_text = f" ({unit})" if unit else ""
+        input_mode, placeholder = "decimal", ""
+    else:
+        uid = _stable_id("sb-ab", question, tuple(vector), tolerance, unit)
+        data_expected = json.dumps(vector)
+        n = len(vector)
+        unit_text = f" ({n} numbers, {unit})" if unit else f" ({n} numbers)"
+        input_mode = "text"
+        placeholder = f' placeholder="{esc(", ".join(["x"] * n))}"'
+    js = (_ANSWER_JS if vector is None else _VECTOR_ANSWER_JS) % {"id": json.dumps(uid)}
     markup = (
         f'<div class="sb-answer-box" id="{uid}" role="group" aria-labelledby="{uid}-q" '
-        f'data-expected="{expected!r}" data-tolerance="{tolerance!r}">\n'
+        f'data-expected="{esc(data_expected)}" data-tolerance="{tolerance!r}">\n'
         f'<p class="sb-question" id="{uid}-q">{esc(question)}</p>\n'
         f'<label for="{uid}-in">Your answer{esc(unit_text)}</label> '
-        f'<input type="text" inputmode="decimal" id="{uid}-in" autocomplete="off"> '
+        f'<input type="text" inputmode="{input_mode}" id="{uid}-in" autocomplete="off"'
+        f'{placeholder}> '
         f'<button type="button" id="{uid}-check">Check</button>\n'
         f'<p class="sb-status" id="{uid}-status" role="status" aria-live="polite"></p>\n'
         f'<script>{js}</script>\n'

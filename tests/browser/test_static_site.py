@@ -110,29 +110,41 @@ def check_frame_players(page) -> list[str]:
 
 
 def check_answer_boxes(page) -> list[str]:
+    """Every answer box (one number, or a vector typed as comma/space-separated numbers) accepts
+    its answer, rejects a wrong one and flags non-numeric input."""
+    import json
+
     problems = []
     boxes = page.locator(".sb-answer-box")
     for i in range(boxes.count()):
         box = boxes.nth(i)
         box.scroll_into_view_if_needed()
-        expected = float(box.get_attribute("data-expected"))
+        expected = json.loads(box.get_attribute("data-expected"))
         tol = float(box.get_attribute("data-tolerance"))
+        vector = isinstance(expected, list)
         inp = box.locator("input")
         if page.locator(f"label[for='{inp.get_attribute('id')}']").count() != 1:
             problems.append(f"answer box {i}: input has no label")
-        inp.fill(repr(expected))
+        right = ", ".join(map(repr, expected)) if vector else repr(expected)
+        inp.fill(right)
         box.locator("button").click()
         if box.get_attribute("data-result") != "right" or \
                 not box.locator(".sb-status").inner_text().startswith("Right"):
-            problems.append(f"answer box {i}: the right answer {expected!r} was not accepted")
-        inp.fill(repr(expected + 10 * tol + 1.0))
+            problems.append(f"answer box {i}: the right answer {right!r} was not accepted")
+        if vector:  # last component wrong, space-separated
+            wrong = " ".join(map(repr, expected[:-1] + [expected[-1] + 10 * tol + 1.0]))
+        else:
+            wrong = repr(expected + 10 * tol + 1.0)
+        inp.fill(wrong)
         inp.press("Enter")
         if box.get_attribute("data-result") != "wrong":
-            problems.append(f"answer box {i}: a wrong answer was not rejected")
-        inp.fill("abc")
-        box.locator("button").click()
-        if box.get_attribute("data-result") != "invalid":
-            problems.append(f"answer box {i}: non-numeric input not flagged")
+            problems.append(f"answer box {i}: a wrong answer {wrong!r} was not rejected")
+        bad = ["abc", ", ".join(["1"] * (len(expected) + 1))] if vector else ["abc"]
+        for text in bad:  # non-numeric; for a vector also the wrong number of components
+            inp.fill(text)
+            box.locator("button").click()
+            if box.get_attribute("data-result") != "invalid":
+                problems.append(f"answer box {i}: invalid input {text!r} not flagged")
     return problems
 
 
