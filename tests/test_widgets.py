@@ -19,7 +19,8 @@ import spatialbook as sb
 from widgets import EXPERIMENTS, Experiment
 from widgets._base import COLORS, Choice, Player, Slider, arrow_segments_3d
 
-NAMES = ["velocity_field", "screw_axis", "power_split", "spatial_inertia", "probes", "newton_euler"]
+NAMES = ["velocity_field", "screw_axis", "power_split", "spatial_inertia", "probes", "newton_euler",
+         "principal_axes"]
 DOOR = sb.DOOR
 I_O = sb.spatial_inertia(DOOR["mass"], DOOR["com"], DOOR["inertia_com"])
 
@@ -195,6 +196,8 @@ def check_newton_euler(e, st):
     np.testing.assert_allclose(_uv(e.q_f)[0], F_O[3:5], atol=1e-12)
 
 
+from test_widget_principal_axes import check_principal_axes  # noqa: E402  (E7's oracle)
+
 CHECKS = {name: globals()[f"check_{name}"] for name in NAMES}
 
 
@@ -281,6 +284,7 @@ DEGENERATE = {
     "probes": [dict(path=p, omega=0.0, u=0.0, nu=0.0) for p in ("material", "fixed", "line")],
     "newton_euler": [dict(alpha=0.0), dict(alpha=0.0, omega=0.0),
                      dict(alpha=0.0, omega=0.0, reference="COM")],
+    "principal_axes": [dict(theta=0.0), dict(theta=45.0), dict(theta=90.0)],
 }
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from ._base import Choice, Experiment, Player, Slider
 from .newton_euler import NewtonEuler
 from .power_split import PowerSplit
+from .principal_axes import PrincipalAxes
 from .probes import Probes
 from .screw_axis import ScrewAxis
 from .spatial_inertia import SpatialInertia
@@ -28,7 +29,9 @@ EXPERIMENTS: dict[str, type[Experiment]] = {
     "spatial_inertia": SpatialInertia,   # E4, §6
     "probes": Probes,                    # E5, §7
     "newton_euler": NewtonEuler,         # E6, §8
+    "principal_axes": PrincipalAxes,     # E7, chapter 10
 }
 
 __all__ = ["EXPERIMENTS", "Experiment", "Slider", "Choice", "Player", "VelocityField",
-           "ScrewAxis", "PowerSplit", "SpatialInertia", "Probes", "NewtonEuler"]
+           "ScrewAxis", "PowerSplit", "SpatialInertia", "Probes", "NewtonEuler",
+           "PrincipalAxes"]
