@@ -45,6 +45,7 @@ from .notation import (
     steiner, to_cinert, to_linear_first,
 )
 from .door import DOOR
+from .tree import Tree, forward_dynamics, inverse_dynamics, mass_matrix
 from .particles import (
     door_particles, particle_accelerations, particle_inertia_com, particle_kinetic_energy,
     particle_momentum, particle_wrench,
