@@ -20,7 +20,7 @@ from widgets import EXPERIMENTS, Experiment
 from widgets._base import COLORS, Choice, Player, Slider, arrow_segments_3d
 
 NAMES = ["velocity_field", "screw_axis", "power_split", "spatial_inertia", "probes", "newton_euler",
-         "principal_axes"]
+         "principal_axes", "bifold_door"]
 DOOR = sb.DOOR
 I_O = sb.spatial_inertia(DOOR["mass"], DOOR["com"], DOOR["inertia_com"])
 
@@ -197,6 +197,7 @@ def check_newton_euler(e, st):
 
 
 from test_widget_principal_axes import check_principal_axes  # noqa: E402  (E7's oracle)
+from test_widget_bifold import DEGENERATE_BIFOLD, check_bifold_door  # noqa: E402  (E8's oracle)
 
 CHECKS = {name: globals()[f"check_{name}"] for name in NAMES}
 
@@ -285,6 +286,7 @@ DEGENERATE = {
     "newton_euler": [dict(alpha=0.0), dict(alpha=0.0, omega=0.0),
                      dict(alpha=0.0, omega=0.0, reference="COM")],
     "principal_axes": [dict(theta=0.0), dict(theta=45.0), dict(theta=90.0)],
+    "bifold_door": DEGENERATE_BIFOLD,
 }
 
 

@@ -13,6 +13,7 @@ Every experiment: ``.controls`` (dict of ipywidgets), ``.widget`` (displayable),
 from __future__ import annotations
 
 from ._base import Choice, Experiment, Player, Slider
+from .bifold import BifoldDoor
 from .newton_euler import NewtonEuler
 from .power_split import PowerSplit
 from .principal_axes import PrincipalAxes
@@ -30,8 +31,9 @@ EXPERIMENTS: dict[str, type[Experiment]] = {
     "probes": Probes,                    # E5, §7
     "newton_euler": NewtonEuler,         # E6, §8
     "principal_axes": PrincipalAxes,     # E7, chapter 10
+    "bifold_door": BifoldDoor,           # E8, chapter 11
 }
 
 __all__ = ["EXPERIMENTS", "Experiment", "Slider", "Choice", "Player", "VelocityField",
            "ScrewAxis", "PowerSplit", "SpatialInertia", "Probes", "NewtonEuler",
-           "PrincipalAxes"]
+           "PrincipalAxes", "BifoldDoor"]

@@ -1,0 +1,249 @@
+"""E8 — the bifold door as a chain: joint torques split into H q̈, C and G (book chapter 11).
+
+Two identical leaves (the door of chapter 8: 2 kg, 0.8 m x 1.2 m) on parallel hinges: leaf 1
+turns by q1 about the wall hinge O1 (the base origin), leaf 2 by q2 relative to leaf 1 about the
+hinge O2 on leaf 1's free edge.  The hinge line (base z) is tilted by ``tilt`` from the vertical,
+turned about base x (the leaves' line at q = 0), so gravity in base coordinates is
+g_b = R_x(tilt)^T (0, 0, -9.81): its part across the hinges, 9.81 sin(tilt) along -y,
+pulls the leaves toward -y.  The joint torques that produce (q, q̇, q̈) are
+
+    tau = H(q) q̈ + C(q, q̇) + G(q)
+
+with the mass matrix H from ``sb.mass_matrix`` (CRBA) and the three parts from
+``sb.inverse_dynamics`` (RNEA): C = RNEA(q, q̇, 0) without gravity (Coriolis and centripetal),
+G = RNEA(q, 0, 0) with gravity.  At zero tilt G = 0 for every q: gravity is parallel to the
+hinges and has no moment about them; it loads only the bearings.
+
+The top view (looking down the hinge line) shows the force f_i that the hinges must apply to
+each leaf (gravity excluded, as with the base accelerating at -g), drawn at the leaf's COM: the
+lower half of leaf i's Newton-Euler wrench F_i = I_i A_i + V_i x* (I_i V_i), computed with
+``sb.required_wrench`` at the base origin in base axes; and arcs of the joint torques.  The
+readouts give H, its symmetry and eigenvalues (positive: H is positive definite), and the
+power balance tau^T q̇ = dT/dt + dV/dt with T = 1/2 q̇^T H q̇ and V the potential energy of
+the two COMs, both differentiated along the motion by central differences.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import spatialbook as sb
+
+from ._base import COLORS, Experiment, Slider, door_top_view
+
+LEAF = sb.DOOR
+MASS = float(LEAF["mass"])
+WIDTH = float(LEAF["width"])
+COM = np.asarray(LEAF["com"], float)                 # hinge -> COM, leaf axes (m)
+I_C = np.asarray(LEAF["inertia_com"], float)         # about the COM, leaf axes (kg m^2)
+G0 = 9.81                                            # m/s^2
+HINGE_AXIS = np.array([0.0, 0.0, 1.0, 0.0, 0.0, 0.0])   # revolute about body z, through the origin
+
+#: The bifold door: leaf 1 on the wall hinge at the base origin, leaf 2 on leaf 1's free edge.
+BIFOLD = sb.Tree(
+    parents=[-1, 0],
+    placements=[sb.motion_transform(np.eye(3), [0.0, 0.0, 0.0]),      # wall hinge O1
+                sb.motion_transform(np.eye(3), [WIDTH, 0.0, 0.0])],   # O2, in leaf 1's axes
+    axes=[HINGE_AXIS, HINGE_AXIS],
+    inertias=[sb.spatial_inertia(MASS, COM, I_C)] * 2,                # about each leaf's hinge
+)
+
+ARROW_F = 0.04            # drawn m per N
+ARC_TAU = 4.0             # N m drawn as 315 degrees of arc
+BAR_LIM = 12.0            # N m
+H_STEP = 1e-6             # s, central differences of T and V along the motion
+PARTS = ("inertial", "velocity", "gravity")
+
+CONTROLS = (
+    Slider("q2", "fold q₂ (deg)", -170.0, 170.0, 5.0, -90.0, ".0f"),
+    Slider("q1", "leaf 1 q₁ (deg)", -180.0, 180.0, 5.0, 45.0, ".0f"),
+    Slider("tilt", "hinge tilt from vertical (deg)", -30.0, 30.0, 1.0, 10.0, ".0f"),
+    Slider("qd1", "q̇₁ (rad/s)", -3.0, 3.0, 0.1, 2.0, ".1f"),
+    Slider("qd2", "q̇₂ (rad/s)", -3.0, 3.0, 0.1, -1.0, ".1f"),
+    Slider("qdd1", "q̈₁ (rad/s²)", -5.0, 5.0, 0.25, 3.0),
+    Slider("qdd2", "q̈₂ (rad/s²)", -5.0, 5.0, 0.25, 0.5),
+)
+
+
+def gravity_in_base(tilt_deg: float) -> np.ndarray:
+    """Gravity in base coordinates (m/s^2) when the hinge line is turned by ``tilt_deg`` about
+    base x: g_b = R^T g_world with R = R_x(tilt) (base -> world)."""
+    return sb.rotation_x(np.deg2rad(tilt_deg)).T @ np.array([0.0, 0.0, -G0])
+
+
+def leaf_points(q) -> dict:
+    """Hinges, COMs and free end of the two leaves in base coordinates (m), for joint angles q
+    (rad, shape (2,)); geometry only."""
+    R1, R2 = sb.rotation_z(q[0]), sb.rotation_z(q[0] + q[1])
+    x_O2 = R1 @ [WIDTH, 0.0, 0.0]
+    return {"O1": np.zeros(3), "O2": x_O2, "end": x_O2 + R2 @ [WIDTH, 0.0, 0.0],
+            "C1": R1 @ COM, "C2": x_O2 + R2 @ COM, "R1": R1, "R2": R2}
+
+
+def potential_energy(q, gravity) -> float:
+    """V(q) = -sum m g_b . x_C of the two leaves (J), zero with both COMs at the base origin's level."""
+    p = leaf_points(q)
+    return float(-MASS * np.dot(gravity, p["C1"] + p["C2"]))
+
+
+def kinetic_energy(q, qd) -> float:
+    """T = 1/2 q̇^T H(q) q̇ (J) with the library's mass matrix."""
+    return float(0.5 * qd @ sb.mass_matrix(BIFOLD, q) @ qd)
+
+
+def leaf_wrenches(q, qd, qdd, gravity) -> tuple[np.ndarray, np.ndarray]:
+    """Each leaf's Newton–Euler wrench F_i = I_i A_i + V_i x* (I_i V_i) (base acceleration -g),
+    at the base origin in base axes: what the hinges must apply to leaf i besides gravity."""
+    p = leaf_points(q)
+    e_z = np.array([0.0, 0.0, 1.0])
+    S1 = sb.revolute_axis(e_z, p["O1"], np.zeros(3))
+    S2 = sb.revolute_axis(e_z, p["O2"], np.zeros(3))
+    V1 = S1 * qd[0]
+    V2 = V1 + S2 * qd[1]
+    A1 = np.r_[0.0, 0.0, 0.0, -gravity] + S1 * qdd[0]
+    A2 = A1 + sb.motion_cross(V1) @ S2 * qd[1] + S2 * qdd[1]    # S2 is carried by leaf 1
+    I1 = sb.spatial_inertia(MASS, p["C1"], p["R1"] @ I_C @ p["R1"].T)
+    I2 = sb.spatial_inertia(MASS, p["C2"], p["R2"] @ I_C @ p["R2"].T)
+    return sb.required_wrench(I1, V1, A1), sb.required_wrench(I2, V2, A2)
+
+
+def scene(q2=-90.0, q1=45.0, tilt=10.0, qd1=2.0, qd2=-1.0, qdd1=3.0, qdd2=0.5) -> dict:
+    """Torques, their three parts, H and the power balance, all from spatialbook."""
+    q = np.deg2rad([q1, q2])
+    qd, qdd = np.array([qd1, qd2]), np.array([qdd1, qdd2])
+    g = gravity_in_base(tilt)
+    tau = sb.inverse_dynamics(BIFOLD, q, qd, qdd, gravity=g)
+    H = sb.mass_matrix(BIFOLD, q)
+    velocity = sb.inverse_dynamics(BIFOLD, q, qd, [0.0, 0.0], gravity=[0.0, 0.0, 0.0])
+    gravity = sb.inverse_dynamics(BIFOLD, q, [0.0, 0.0], [0.0, 0.0], gravity=g)
+    inertial = H @ qdd
+
+    # power balance: tau^T qd = dT/dt + dV/dt along q(t) = q + qd t + qdd t^2/2
+    h = H_STEP
+    q_p, q_m = q + qd * h + 0.5 * qdd * h**2, q - qd * h + 0.5 * qdd * h**2
+    dT = (kinetic_energy(q_p, qd + qdd * h) - kinetic_energy(q_m, qd - qdd * h)) / (2 * h)
+    dV = (potential_energy(q_p, g) - potential_energy(q_m, g)) / (2 * h)
+    power = float(tau @ qd)
+
+    F1, F2 = leaf_wrenches(q, qd, qdd, g)
+    p = leaf_points(q)
+    eig = np.linalg.eigvalsh(H)
+    numbers = {
+        "tau": tau, "inertial": inertial, "velocity": velocity, "gravity": gravity,
+        "H": H, "asymmetry": float(np.max(np.abs(H - H.T))), "H_eigenvalues": eig,
+        "positive_definite": float(eig.min() > 0.0),
+        "power": power, "dT_dt": dT, "dV_dt": dV, "energy_rate": dT + dV,
+        "power_residual": power - (dT + dV),
+        "velocity_power": float(qd @ velocity),
+        "half_qd_Hdot_qd": dT - float(qd @ inertial),      # dT/dt = q̇ᵀH q̈ + ½ q̇ᵀḢ q̇
+        "g_base": g, "f_leaf1": F1[3:], "f_leaf2": F2[3:],
+        "F_leaf1": F1, "F_leaf2": F2,
+    }
+    return {"points": p, "numbers": numbers}
+
+
+def _arc(center, tau, r=0.13):
+    """Points of an arc about ``center`` whose span is proportional to tau (counter-clockwise
+    for tau > 0), and its end point."""
+    span = np.clip(tau / ARC_TAU, -1.0, 1.0) * 1.75 * np.pi
+    phi = np.linspace(0.0, span, 40) - np.pi / 2
+    xs, ys = center[0] + r * np.cos(phi), center[1] + r * np.sin(phi)
+    return xs, ys, span
+
+
+class BifoldDoor(Experiment):
+    """E8: the bifold door's joint torques, tau = H q̈ + C + G, with H's properties and the power balance."""
+
+    name = "bifold_door"
+    title = "E8 the bifold door as a chain"
+    alt = ("Left: the two leaves of a bifold door seen along the hinge line, with the force the "
+           "hinges apply to each leaf at its centre of mass, arcs for the two joint torques and "
+           "gravity's component across the hinges. Right: for each joint, bars of the inertial "
+           "part H times q double dot, the velocity part C and the gravity part G, with the total "
+           "torque marked.")
+    CONTROLS = CONTROLS
+    READOUTS = (
+        ("τ = H q̈ + C + G", "tau", "N m"),
+        ("H q̈ (inertial)", "inertial", "N m"),
+        ("C (velocity)", "velocity", "N m"),
+        ("G (gravity)", "gravity", "N m"),
+        ("H (row by row)", "H", "kg m²"),
+        ("max |H − Hᵀ|", "asymmetry", "kg m²"),
+        ("eigenvalues of H", "H_eigenvalues", "kg m²"),
+        ("power τᵀq̇", "power", "W"),
+        ("dT/dt + dV/dt", "energy_rate", "W"),
+        ("q̇ᵀC (= ½ q̇ᵀḢq̇)", "velocity_power", "W"),
+    )
+    main_control = "q2"
+    scene = staticmethod(scene)
+
+    def _setup(self, fig):
+        from matplotlib.lines import Line2D
+        ax, leaf1 = door_top_view(
+            fig, (0.06, 0.12, 0.42, 0.78), (-1.75, 1.75), (-1.75, 1.75),
+            "bifold door along the hinge line: force on each leaf\n"
+            "(1 N ↦ 0.04 m), joint torque arcs", hinge_label=(0.08, -0.2), door_zorder=2)
+        self.leaf1 = self._moving(leaf1)
+        self.leaf2 = self._moving(ax.plot([], [], "-", color=COLORS["sky"], lw=5.0, alpha=0.9,
+                                          solid_capstyle="butt", zorder=2)[0])
+        self.hinge2 = self._moving(ax.plot([], [], "o", color="black", ms=5, zorder=5)[0])
+        self.coms = self._moving(ax.plot([], [], "o", color=COLORS["orange"], ms=6, zorder=4)[0])
+        q = dict(angles="xy", scale_units="xy", scale=1 / ARROW_F, width=0.008, zorder=7)
+        self.q_f = self._moving(ax.quiver([0, 0], [0, 0], [0, 0], [0, 0],
+                                          color=[COLORS["vermillion"], COLORS["purple"]], **q))
+        self.q_g = self._moving(ax.quiver([-1.45], [1.45], [0], [0], color=COLORS["green"],
+                                          angles="xy", scale_units="xy", scale=1 / 0.1,
+                                          width=0.006, zorder=7))
+        ax.annotate("g across\nthe hinges", (-1.45, 1.45), (-1.7, 1.5), fontsize=7, ha="left")
+        self.arcs = [self._moving(ax.plot([], [], "-", color=COLORS["blue"], lw=2, zorder=6)[0])
+                     for _ in range(2)]
+        self.arc_heads = [self._moving(ax.plot([], [], "o", color=COLORS["blue"], ms=4, zorder=6)[0])
+                          for _ in range(2)]
+        self._on_top(ax.legend(handles=[
+            Line2D([], [], color=COLORS["door"], lw=4, label="leaf 1"),
+            Line2D([], [], color=COLORS["sky"], lw=4, label="leaf 2"),
+            Line2D([], [], color=COLORS["vermillion"], lw=2, label="f on leaf 1"),
+            Line2D([], [], color=COLORS["purple"], lw=2, label="f on leaf 2"),
+            Line2D([], [], color=COLORS["blue"], lw=2, label="τ arcs (4 N m ↦ 315°)")],
+            loc="lower left", fontsize=6.5, framealpha=0.9))
+
+        bx = fig.add_axes((0.6, 0.12, 0.37, 0.78))
+        xs = np.arange(2)
+        colors = (COLORS["green"], COLORS["purple"], COLORS["orange"])
+        labels = ("H q̈ (inertial)", "C (velocity)", "G (gravity)")
+        self.bars = []
+        for k, (color, label) in enumerate(zip(colors, labels)):
+            group = bx.bar(xs + (k - 1) * 0.25, np.zeros(2), 0.24, color=color, label=label)
+            for b in group:
+                self._moving(b)
+            self.bars.append(group)
+        self.total = self._moving(bx.plot(xs, np.zeros(2), "_", color="black", ms=48, mew=2.5,
+                                          zorder=5)[0])
+        bx.set_xticks(xs, ["joint 1\n(wall hinge)", "joint 2\n(middle hinge)"], fontsize=8)
+        bx.set_xlim(-0.6, 1.6)
+        bx.set_ylim(-BAR_LIM, BAR_LIM); bx.set_ylabel("joint torque (N m)")
+        bx.axhline(0, color="black", lw=0.8)
+        bx.grid(True, axis="y", alpha=0.3)
+        bx.legend(handles=[*self.bars, Line2D([], [], color="black", lw=2.5, label="τ (sum)")],
+                  loc="upper right", fontsize=7)
+        bx.set_title("τ = H q̈ + C(q, q̇) + G(q)", fontsize=10)
+
+    def _draw(self, s):
+        n, p = s["numbers"], s["points"]
+        self.leaf1.set_data([p["O1"][0], p["O2"][0]], [p["O1"][1], p["O2"][1]])
+        self.leaf2.set_data([p["O2"][0], p["end"][0]], [p["O2"][1], p["end"][1]])
+        self.hinge2.set_data([p["O2"][0]], [p["O2"][1]])
+        self.coms.set_data([p["C1"][0], p["C2"][0]], [p["C1"][1], p["C2"][1]])
+        self.q_f.set_offsets(np.array([p["C1"][:2], p["C2"][:2]]))
+        self.q_f.set_UVC([n["f_leaf1"][0], n["f_leaf2"][0]], [n["f_leaf1"][1], n["f_leaf2"][1]])
+        self.q_g.set_UVC(n["g_base"][0:1], n["g_base"][1:2])
+        for arc, head, center, tau in zip(self.arcs, self.arc_heads, (p["O1"], p["O2"]), n["tau"]):
+            xs, ys, span = _arc(center, tau)
+            arc.set_data(xs, ys)
+            head.set_data([xs[-1]], [ys[-1]])
+            head.set_visible(abs(span) > 1e-9)
+        for group, key in zip(self.bars, PARTS):
+            for b, v in zip(group, n[key]):
+                b.set_height(float(v))
+        self.total.set_ydata(n["tau"])
+        return False
