@@ -1,48 +1,56 @@
 # spatialbook: the two commands a reader needs are `make book` and `make test`.
-# Everything is installed into ./.venv from PyPI, pinned by constraints.txt.
+# Everything is installed into ./.venv from PyPI, pinned by the universal lock constraints.txt.
+# Choose the interpreter with PYTHON (any Python >= 3.10), e.g. `make test PYTHON=python3.12`:
+# a .venv made by another Python is replaced, not reused.
 
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
-STAMP  := $(VENV)/.installed
 export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
 
-.PHONY: book test lab check bench outputs venv browser clean
+.PHONY: book test lab check bench outputs venv lock browser clean
 
-venv: $(STAMP)
+## Create or refresh .venv for $(PYTHON) (quick when it is up to date).
+venv:
+	@$(PYTHON) -c 'import sys' >/dev/null 2>&1 || { echo "spatialbook: could not run '$(PYTHON)'; name an installed interpreter, e.g. make test PYTHON=python3.12" >&2; exit 1; }
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else 1)' || { echo "spatialbook needs Python 3.10 or newer, but $(PYTHON) is $$($(PYTHON) -V 2>&1); choose another, e.g. make test PYTHON=python3.12" >&2; exit 1; }
+	@$(PYTHON) tools/setup_venv.py
 
-$(STAMP): pyproject.toml constraints.txt
-	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 10), "spatialbook needs Python >= 3.10"'
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -c constraints.txt -e ".[widgets,book,test]"
-	touch $(STAMP)
+## Refresh the universal lock (every Python from 3.10, every platform) from pyproject.toml.
+## Existing pins are kept where they still resolve; `make lock UPGRADE=--upgrade` moves them.
+lock: venv
+	cp constraints.txt constraints.txt.new
+	$(VENV)/bin/uv pip compile $(UPGRADE) pyproject.toml --extra widgets --extra book --extra test \
+	  --universal --python-version 3.10 --no-header -o constraints.txt.new --quiet
+	{ sed -n '/^# /p' constraints.txt; cat constraints.txt.new; } > constraints.txt.tmp
+	rm constraints.txt.new && mv constraints.txt.tmp constraints.txt
+	@echo "constraints.txt refreshed; run make test (and make outputs if pinned versions changed)"
 
 ## Build the book and print where to open it.
-book: $(STAMP)
+book: venv
 	$(PY) tools/build_book.py --open
 
 ## Set up and run every test: library, widgets, notebooks (nbval), book build, browsers.
-test: $(STAMP)
+test: venv
 	$(PY) tools/run_tests.py
 
 ## Open the chapters in JupyterLab with live widgets (ipywidgets 8, no extension build).
-lab: $(STAMP)
+lab: venv
 	$(VENV)/bin/jupyter lab book/chapters $(if $(filter 0,$(shell id -u)),--allow-root)
 
 ## The library's self-check: a table of every invariant it verifies.
-check: $(STAMP)
+check: venv
 	$(PY) -m spatialbook check
 
 ## Benchmarks: scripts that print figures.
-bench: $(STAMP)
+bench: venv
 	$(PY) benchmarks/bench_core.py
 	$(PY) benchmarks/bench_widgets.py
 	$(PY) benchmarks/bench_book.py
 
 ## Re-execute every chapter notebook and store its outputs.
-outputs: $(STAMP)
+outputs: venv
 	$(PY) tools/execute_notebooks.py
 
 clean:

@@ -4,7 +4,11 @@ dependencies plus the widgets, book and test extras, with the same version speci
 from __future__ import annotations
 
 import re
-import tomllib
+
+try:
+    import tomllib
+except ImportError:  # Python 3.10: the same parser, published as tomli (pytest needs it there)
+    import tomli as tomllib
 from pathlib import Path
 
 import pytest

@@ -35,6 +35,8 @@ STAGES: list[tuple[str, list[str]]] = [
      [PY, "-m", "pytest", "-q", "tests", "spatialbook", "--ignore=tests/browser",
       "--ignore=tests/notebooks", "--ignore=tests/book"]),
     ("self-check table", [PY, "-m", "spatialbook", "check"]),
+    ("every other Python 3.10-3.13 on this machine: fresh venv from the lock, self-check, library tests",
+     [PY, "tools/test_pythons.py"]),
     ("chapter notebooks re-executed and compared (nbval, strict)",
      [PY, "-m", "pytest", "-q", "--nbval", "--nbval-sanitize-with", "tests/notebooks/sanitize.cfg",
       "--nbval-cell-timeout=300", *chapter_notebooks()]),

@@ -1,0 +1,155 @@
+"""Prove the set-up on every Python the README promises: 3.10, 3.11, 3.12 and 3.13.
+
+    .venv/bin/python tools/test_pythons.py            # a stage of `make test`
+    .venv/bin/python tools/test_pythons.py --list     # only show what was found
+
+For each interpreter of 3.10-3.13 found on this machine (on PATH, in the usual system folders and
+under pyenv; found, never hard-coded), other than the one the main ``.venv`` was made with (stage 1
+of ``make test`` already runs the same tests there), it makes a fresh virtual environment from the
+universal lock with ``tools/setup_venv.py``, then runs the self-check and the library and widget
+tests.  Minor versions not found are listed as not tested; finding none at all is a failure, and so
+is any failing interpreter.  The table at the end gives each one's set-up and test times.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PROMISED = ((3, 10), (3, 11), (3, 12), (3, 13))
+LIBRARY_TESTS = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "tests", "spatialbook",
+                 "--ignore=tests/browser", "--ignore=tests/notebooks", "--ignore=tests/book"]
+PROBE = "import json, os, platform, sys; print(json.dumps([os.path.realpath(sys.executable), platform.python_version()]))"
+
+
+def candidates() -> list[str]:
+    """Paths and names of interpreters to ask, in a stable order (duplicates are fine)."""
+    names = ["python3"] + [f"python{major}.{minor}" for major, minor in PROMISED]
+    found = [p for p in (shutil.which(n) for n in names) if p]
+    patterns = ["/usr/bin/python3*", "/usr/local/bin/python3*", "/opt/python*/bin/python3"]
+    pyenv = os.environ.get("PYENV_ROOT", os.path.expanduser("~/.pyenv"))
+    patterns.append(os.path.join(pyenv, "versions", "*", "bin", "python3"))
+    for pattern in patterns:
+        found += sorted(p for p in glob.glob(pattern) if re.fullmatch(r"python3(\.\d+)?", os.path.basename(p)))
+    return found
+
+
+def discover() -> dict[str, str]:
+    """full version -> real path of each distinct interpreter of 3.10-3.13 that runs."""
+    by_path: dict[str, str] = {}
+    for exe in candidates():
+        try:
+            out = subprocess.run([exe, "-c", PROBE], capture_output=True, text=True, timeout=30)
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if out.returncode != 0:
+            continue                        # e.g. a pyenv shim for a version not selected
+        path, version = json.loads(out.stdout)
+        if tuple(int(x) for x in version.split(".")[:2]) in PROMISED:
+            by_path.setdefault(path, version)
+    # one interpreter per full version (the first path seen)
+    out: dict[str, str] = {}
+    for path, version in by_path.items():
+        out.setdefault(version, path)
+    return dict(sorted(out.items(), key=lambda kv: tuple(int(x) for x in kv[0].split("."))))
+
+
+def main_venv_python() -> str | None:
+    """The full version the main .venv was made with, from its stamp."""
+    try:
+        return json.loads((ROOT / ".venv" / ".installed").read_text(encoding="utf-8"))["version"]
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def junit_counts(xml: Path) -> tuple[int, int, int]:
+    passed = failed = skipped = 0
+    for suite in ET.parse(xml).getroot().iter("testsuite"):
+        tests, skip = int(suite.get("tests", 0)), int(suite.get("skipped", 0))
+        bad = int(suite.get("failures", 0)) + int(suite.get("errors", 0))
+        passed, failed, skipped = passed + tests - skip - bad, failed + bad, skipped + skip
+    return passed, failed, skipped
+
+
+def test_one(version: str, exe: str, workdir: Path) -> dict:
+    venv = workdir / f"venv-{version}"
+    env = dict(os.environ, PYTHONHASHSEED="0", MPLBACKEND="Agg")
+    row = {"version": version, "path": exe}
+    t0 = time.perf_counter()
+    rc = subprocess.call([exe, str(ROOT / "tools" / "setup_venv.py"), "--venv", str(venv)], cwd=ROOT, env=env)
+    row["setup_s"] = time.perf_counter() - t0
+    if rc != 0:
+        return {**row, "ok": False, "why": "set-up from the lock failed"}
+    py = str(venv / "bin" / "python")
+    t0 = time.perf_counter()
+    rc = subprocess.call([py, "-m", "spatialbook", "check"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
+    if rc != 0:
+        return {**row, "ok": False, "why": "self-check failed (run: python -m spatialbook check)"}
+    xml = workdir / f"junit-{version}.xml"
+    rc = subprocess.call([py, *LIBRARY_TESTS, f"--junitxml={xml}"], cwd=ROOT, env=env)
+    row["test_s"] = time.perf_counter() - t0
+    row["passed"], row["failed"], row["skipped"] = junit_counts(xml) if xml.exists() else (0, 0, 0)
+    if rc != 0:
+        return {**row, "ok": False, "why": f"library/widget tests exited {rc}"}
+    return {**row, "ok": True, "why": ""}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--list", action="store_true", help="only list the interpreters found")
+    ap.add_argument("--keep", action="store_true", help="keep the virtual environments (printed path)")
+    args = ap.parse_args(argv)
+    found = discover()
+    main_version = main_venv_python()
+    print("interpreters of 3.10-3.13 found:")
+    for version, path in found.items():
+        note = "  (the main .venv: tested by stage 1)" if version == main_version else ""
+        print(f"  {version:8s} {path}{note}")
+    minors = {tuple(int(x) for x in v.split(".")[:2]) for v in found}
+    missing = [f"{a}.{b}" for a, b in PROMISED if (a, b) not in minors]
+    if missing:
+        print(f"not tested (not found on this machine): Python {', '.join(missing)}")
+    if not found:
+        print("FAIL: no Python 3.10-3.13 interpreter found")
+        return 1
+    if args.list:
+        return 0
+    workdir = Path(tempfile.mkdtemp(prefix="spatialbook-pythons-"))
+    rows = []
+    for version, path in found.items():
+        if version == main_version:
+            continue
+        print(f"\n--- Python {version} ({path})", flush=True)
+        rows.append(test_one(version, path, workdir))
+    print("\n  python    set-up   tests   passed failed skipped  result")
+    for r in rows:
+        print(f"  {r['version']:8s} {r.get('setup_s', 0):6.1f} s {r.get('test_s', 0):6.1f} s "
+              f"{r.get('passed', 0):7d} {r.get('failed', 0):6d} {r.get('skipped', 0):7d}  "
+              f"{'ok' if r['ok'] else 'FAIL: ' + r['why']}")
+    if main_version:
+        print(f"  {main_version:8s} (the main .venv: stages 1 and 2)")
+    if args.keep:
+        print(f"environments kept in {workdir}")
+    else:
+        shutil.rmtree(workdir, ignore_errors=True)
+    failed = [r["version"] for r in rows if not r["ok"]]
+    if failed:
+        print(f"FAIL: Python {', '.join(failed)}")
+        return 1
+    print(f"{len(rows) + (1 if main_version else 0)} interpreter(s) pass")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
