@@ -197,3 +197,209 @@ def test_agrees_with_pinocchio(seed, n, chain):
     _close(sb.inverse_dynamics(tree, q, qd, qdd, gravity), tau_pin)
     _close(sb.mass_matrix(tree, q), H_pin)
     _close(sb.forward_dynamics(tree, q, qd, tau, gravity), qdd_pin)
+
+
+# --- identities -------------------------------------------------------------------------------
+
+
+def _rotation_about(n, angle):
+    N = sb.skew(n)
+    return np.eye(3) + np.sin(angle) * N + (1 - np.cos(angle)) * N @ N
+
+
+def potential_energy(spec, q, gravity):
+    """V = -sum m_k g . x_Ck, from world poses composed here, independently of sb.tree."""
+    R, p = {-1: np.eye(3)}, {-1: np.zeros(3)}
+    V = 0.0
+    for i, b in enumerate(spec["bodies"]):
+        par = spec["parents"][i]
+        R_joint = R[par] @ sb.rotation_from_quaternion(b["quat"])
+        origin = p[par] + R[par] @ b["pos"]
+        if b["kind"] == "hinge":
+            R[i], p[i] = R_joint @ _rotation_about(b["axis"], q[i]), origin
+        else:
+            R[i], p[i] = R_joint, origin + R_joint @ b["axis"] * q[i]
+        V -= b["mass"] * np.dot(gravity, p[i] + R[i] @ b["com"])
+    return V
+
+
+@pytest.mark.parametrize("seed, n, chain", CASES)
+def test_mass_matrix_is_symmetric_positive_definite(seed, n, chain):
+    spec, _, _, _, _, _ = _case(seed, n, chain)
+    q = np.random.default_rng(seed).normal(size=(20, n)) * 2.0
+    H = sb.mass_matrix(to_tree(spec), q)
+    np.testing.assert_array_equal(H, np.swapaxes(H, -1, -2))
+    assert np.all(np.linalg.eigvalsh(H) > 0)
+
+
+@pytest.mark.parametrize("seed, n, chain", CASES)
+def test_skew_property_by_finite_differences(seed, n, chain):
+    """qd^T (Hdot - 2C) qd = 0, i.e. qd^T Hdot qd = 2 qd^T c with c = C qd the velocity terms."""
+    spec, _, q, qd, _, _ = _case(seed, n, chain)
+    tree = to_tree(spec)
+    h = 1e-5
+    Hdot = (sb.mass_matrix(tree, q + h * qd) - sb.mass_matrix(tree, q - h * qd)) / (2 * h)
+    c = sb.inverse_dynamics(tree, q, qd, np.zeros(n), gravity=[0, 0, 0])
+    lhs, rhs = qd @ Hdot @ qd, 2 * qd @ c
+    assert abs(lhs - rhs) <= 1e-7 * max(1.0, abs(rhs))
+    if any(p >= 0 for p in spec["parents"]):
+        assert abs(rhs) > 1e-3       # with a joint on a moving body, the identity is not 0 = 0
+
+
+@pytest.mark.parametrize("seed, n, chain", CASES)
+def test_power_balance(seed, n, chain):
+    """tau . qd = dT/dt + dV/dt along q(t) = q + qd t + qdd t^2 / 2, at t = 0."""
+    spec, gravity, q, qd, qdd, _ = _case(seed, n, chain)
+    tree = to_tree(spec)
+    tau = sb.inverse_dynamics(tree, q, qd, qdd, gravity)
+
+    def energy(t):
+        q_t, qd_t = q + qd * t + qdd * t * t / 2, qd + qdd * t
+        T = 0.5 * qd_t @ sb.mass_matrix(tree, q_t) @ qd_t
+        return T + potential_energy(spec, q_t, gravity)
+
+    h = 1e-5
+    dE_dt = (energy(h) - energy(-h)) / (2 * h)
+    assert abs(tau @ qd - dE_dt) <= 1e-6 * max(1.0, abs(dE_dt))
+
+
+def door_tree(hinge_axis=(0, 0, 1)):
+    I_O = sb.spatial_inertia(sb.DOOR["mass"], sb.DOOR["com"], sb.DOOR["inertia_com"])
+    return sb.Tree([-1], [sb.motion_transform(np.eye(3), [0, 0, 0])], [list(hinge_axis) + [0, 0, 0]], [I_O])
+
+
+@pytest.mark.parametrize("gravity", [(0, 0, 0), (0, 0, -9.81)])
+@pytest.mark.parametrize("angle", [0.0, 0.7, -2.0])
+def test_one_body_tree_is_the_door_of_chapter_8(gravity, angle):
+    door = door_tree()
+    omega, alpha = sb.DOOR["omega"], sb.DOOR["alpha"]
+    tau = sb.inverse_dynamics(door, [angle], [omega], [alpha], gravity)
+    I_O = sb.spatial_inertia(sb.DOOR["mass"], sb.DOOR["com"], sb.DOOR["inertia_com"])
+    F_O = sb.required_wrench(I_O, [0, 0, omega, 0, 0, 0], [0, 0, alpha, 0, 0, 0])
+    np.testing.assert_allclose(tau, [F_O[2]], rtol=1e-14)
+    np.testing.assert_allclose(tau, [1.28], rtol=1e-14)
+    np.testing.assert_allclose(sb.mass_matrix(door, [angle]), [[I_O[2, 2]]], rtol=1e-14)
+
+
+def test_door_with_a_tilted_hinge_feels_gravity():
+    """Hinge along x (horizontal): gravity's moment m g x 0.4 cos(angle)-ish appears in tau."""
+    door = door_tree((1, 0, 0))                  # hinge along x: the COM on it, no moment
+    assert abs(sb.inverse_dynamics(door, [0.3], [0.0], [0.0])[0]) < 1e-12
+    door_y = door_tree((0, 1, 0))                # hinge along y, COM 0.4 m along x
+    tau = sb.inverse_dynamics(door_y, [0.3], [0.0], [0.0])[0]
+    # body x turned by 0.3 about y: COM at 0.4 (cos 0.3, 0, -sin 0.3); holding it needs
+    # tau_y = -(c x m g)_y = -(0.4 cos 0.3 * 2 * 9.81)
+    np.testing.assert_allclose(tau, -0.4 * np.cos(0.3) * 2 * 9.81, rtol=1e-12)
+
+
+def test_batches_equal_a_loop_and_broadcast():
+    spec, gravity, _, _, _, _ = _case(11, 6, False)
+    tree = to_tree(spec)
+    rng = np.random.default_rng(5)
+    q, qd, qdd = rng.normal(size=(4, 3, 6)), rng.normal(size=(3, 6)), rng.normal(size=6)
+    g = rng.normal(size=(4, 1, 3))
+    tau = sb.inverse_dynamics(tree, q, qd, qdd, g)
+    H = sb.mass_matrix(tree, q)
+    qdd_fd = sb.forward_dynamics(tree, q, qd, tau, g)
+    assert tau.shape == (4, 3, 6) and H.shape == (4, 3, 6, 6) and qdd_fd.shape == (4, 3, 6)
+    for a in range(4):
+        for b in range(3):
+            np.testing.assert_allclose(tau[a, b], sb.inverse_dynamics(tree, q[a, b], qd[b], qdd, g[a, 0]), rtol=1e-12, atol=1e-12)
+            np.testing.assert_allclose(H[a, b], sb.mass_matrix(tree, q[a, b]), rtol=1e-12, atol=1e-12)
+            np.testing.assert_allclose(qdd_fd[a, b], sb.forward_dynamics(tree, q[a, b], qd[b], tau[a, b], g[a, 0]), rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("seed, n, chain", CASES)
+def test_forward_undoes_inverse(seed, n, chain):
+    spec, gravity, _, _, _, _ = _case(seed, n, chain)
+    tree = to_tree(spec)
+    rng = np.random.default_rng(seed)
+    q, qd, qdd = (rng.normal(size=(10, n)) for _ in range(3))
+    tau = sb.inverse_dynamics(tree, q, qd, qdd, gravity)
+    np.testing.assert_allclose(sb.forward_dynamics(tree, q, qd, tau, gravity), qdd, rtol=1e-9, atol=1e-9)
+    # and H qdd + C = tau, the equation forward dynamics solves
+    C = sb.inverse_dynamics(tree, q, qd, np.zeros(n), gravity)
+    np.testing.assert_allclose(np.einsum("...ij,...j->...i", sb.mass_matrix(tree, q), qdd) + C, tau, rtol=1e-10, atol=1e-10)
+
+
+def test_inputs_are_not_modified_and_fields_are_read_only():
+    spec, gravity, q, qd, qdd, _ = _case(3, 4, False)
+    tree = to_tree(spec)
+    q0 = q.copy()
+    sb.inverse_dynamics(tree, q, qd, qdd, gravity)
+    np.testing.assert_array_equal(q, q0)
+    with pytest.raises(ValueError):
+        tree.placements[0, 0, 0] = 2.0
+    assert tree._replace(parents=list(tree.parents)).parents.tolist() == tree.parents.tolist()
+
+
+# --- bad input --------------------------------------------------------------------------------
+
+_DOOR = door_tree()
+_I_O = _DOOR.inertias[0]
+_E6 = np.eye(6)
+_Z = [0, 0, 1, 0, 0, 0]
+
+
+def _tree(**changes):
+    fields = dict(parents=[-1, 0], placements=[_E6, _E6], axes=[_Z, _Z], inertias=[_I_O, _I_O])
+    fields.update(changes)
+    return lambda: sb.Tree(**fields)
+
+
+BAD_TREES = [
+    (_tree(parents=[0, 0]), "parents"),
+    (_tree(parents=[-1, 1]), "parents"),
+    (_tree(parents=[-1, -2]), "parents"),
+    (_tree(parents=[-1, 0.5]), "parents"),
+    (_tree(parents=[True, False]), "parents"),
+    (_tree(parents=[]), "parents"),
+    (_tree(parents="ab"), "parents"),
+    (_tree(placements=[_E6]), "placements"),
+    (_tree(placements=[_E6, sb.force_transform(np.eye(3), [1, 0, 0])]), "placements"),
+    (_tree(placements=[_E6, 2 * _E6]), "placements"),
+    (_tree(placements=[_E6, np.diag([1, 1, -1, 1, 1, -1.0])]), "placements"),
+    (_tree(placements=[_E6, np.eye(5)]), "placements"),
+    (_tree(placements=[_E6, np.full((6, 6), np.nan)]), "placements"),
+    (_tree(axes=[_Z, [0, 0, 2, 0, 0, 0]]), "axes"),
+    (_tree(axes=[_Z, [0, 0, 1, 0, 0, 1]]), "axes"),
+    (_tree(axes=[_Z, [0, 0, 0, 0, 0, 0]]), "axes"),
+    (_tree(axes=[_Z, [0, 0, 1j, 0, 0, 0]]), "axes"),
+    (_tree(axes=[_Z]), "axes"),
+    (_tree(inertias=[_I_O, -_I_O]), "inertias"),
+    (_tree(inertias=[_I_O, np.eye(6) + np.diag(np.ones(5), 1)]), "inertias"),
+    (_tree(inertias=[_I_O, sb.spatial_inertia(1.0, [0, 0, 0], np.diag([0.1, 0.1, 1.0]) * 0 + np.eye(3))[:, :5]]), "inertias"),
+]
+
+
+@pytest.mark.parametrize("call, name", BAD_TREES)
+def test_bad_trees_name_the_field(call, name):
+    with pytest.raises(ValueError, match=rf"^{name}\b"):
+        call()
+
+
+BAD_CALLS = [
+    (lambda: sb.inverse_dynamics(("not", "a", "tree"), [0], [0], [0]), "tree"),
+    (lambda: sb.mass_matrix(None, [0]), "tree"),
+    (lambda: sb.inverse_dynamics(_DOOR, [0, 1], [0], [0]), "q"),
+    (lambda: sb.inverse_dynamics(_DOOR, [0], [np.nan], [0]), "qd"),
+    (lambda: sb.inverse_dynamics(_DOOR, [0], [0], [True]), "qdd"),
+    (lambda: sb.inverse_dynamics(_DOOR, [0], [0], [1j]), "qdd"),
+    (lambda: sb.inverse_dynamics(_DOOR, ["0"], [0], [0]), "q"),
+    (lambda: sb.inverse_dynamics(_DOOR, 0.0, [0], [0]), "q"),
+    (lambda: sb.inverse_dynamics(_DOOR, [0], [0], [0], gravity=[0, -9.81]), "gravity"),
+    (lambda: sb.inverse_dynamics(_DOOR, [0], [0], [0], gravity="down"), "gravity"),
+    (lambda: sb.inverse_dynamics(_DOOR, np.zeros((2, 1)), np.zeros((3, 1)), [0]), "batch shapes"),
+    (lambda: sb.mass_matrix(_DOOR, [np.inf]), "q"),
+    (lambda: sb.mass_matrix(_DOOR, [[0, 1]]), "q"),
+    (lambda: sb.forward_dynamics(_DOOR, [0], [0], [0, 0]), "tau"),
+    (lambda: sb.forward_dynamics(_DOOR, [0], [0], [False]), "tau"),
+    (lambda: sb.forward_dynamics(_DOOR, [0], [0], [0], gravity=[[0, 0, 1], [0, 0]]), "gravity"),
+    (lambda: sb.forward_dynamics(sb.Tree([-1], [_E6], [_Z], [np.zeros((6, 6))]), [0], [0], [1]), "tree"),
+]
+
+
+@pytest.mark.parametrize("call, name", BAD_CALLS)
+def test_bad_arguments_name_the_argument(call, name):
+    with pytest.raises(ValueError, match=rf"^{name}\b"):
+        call()

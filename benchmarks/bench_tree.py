@@ -1,0 +1,209 @@
+"""Throughput of spatialbook's tree dynamics (a script that prints figures, not a test).
+
+    python benchmarks/bench_tree.py [--n 100000] [--calls 20000] [--repeats 5] [--strict]
+
+Two trees: the bifold door (two leaves like ``sb.DOOR``, vertical hinges, the second leaf hinged
+at the first leaf's free edge) and a 6-body chain of revolute joints with skewed axes.  For N
+random states each, inverse dynamics (tau) and the mass matrix (H) are computed
+
+(a) by ``sb.inverse_dynamics`` / ``sb.mass_matrix``, one batched call on all N states;
+(b) by a Python loop of per-call ``pin.rnea`` / ``pin.crba`` (Pinocchio);
+(c) by a Python loop of per-call ``mujoco.mj_inverse`` (after writing qpos, qvel, qacc) and, for
+    H, ``mj_kinematics``, ``mj_comPos``, ``mj_crb`` and ``mj_fullM`` (the least MuJoCo needs).
+
+The loops are timed on fewer calls (``--calls``) and scaled: their cost per call is constant.
+The states are split into rows beforehand, so a loop pays only for the calls themselves.  The
+first rows of every engine are compared with sb's, so the figures are for the same numbers.
+Target: sb batched >= 5x the faster per-call loop.  With --strict, exit status 1 on a miss.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import spatialbook as sb  # noqa: E402
+
+import mujoco  # noqa: E402
+import pinocchio as pin  # noqa: E402
+
+TARGET = 5.0
+
+
+# --- the two trees, as plain numbers (the same numbers build all three models) -------------
+
+
+def bifold_door():
+    """Two DOOR leaves: hinge 1 on the wall at the origin, hinge 2 at leaf 1's free edge."""
+    leaf = dict(mass=sb.DOOR["mass"], com=sb.DOOR["com"], inertia_com=sb.DOOR["inertia_com"],
+                kind="hinge", axis=np.array([0.0, 0.0, 1.0]), R=np.eye(3))
+    return [dict(leaf, parent=-1, pos=np.zeros(3)),
+            dict(leaf, parent=0, pos=np.array([sb.DOOR["width"], 0.0, 0.0]))]
+
+
+def chain6(seed=6):
+    rng = np.random.default_rng(seed)
+    bodies = []
+    for i in range(6):
+        axis = rng.normal(size=3)
+        moments = np.sort(rng.uniform(0.05, 0.5, size=3))
+        moments[2] = min(moments[2], 0.9 * (moments[0] + moments[1]))
+        bodies.append(dict(parent=i - 1, pos=rng.uniform(-0.4, 0.4, size=3),
+                           R=sb.rotation_from_quaternion(rng.normal(size=4)),
+                           kind="hinge", axis=axis / np.linalg.norm(axis),
+                           mass=float(rng.uniform(0.5, 3.0)), com=rng.uniform(-0.2, 0.2, size=3),
+                           inertia_com=np.diag(moments)))
+    return bodies
+
+
+def sb_tree(bodies):
+    zero = np.zeros(3)
+    return sb.Tree([b["parent"] for b in bodies],
+                   [sb.motion_transform(b["R"], b["pos"]) for b in bodies],
+                   [np.concatenate((b["axis"], zero) if b["kind"] == "hinge" else (zero, b["axis"])) for b in bodies],
+                   [sb.spatial_inertia(b["mass"], b["com"], b["inertia_com"]) for b in bodies])
+
+
+def pin_model(bodies, gravity):
+    """Bodies are a chain in depth-first order here, so Pinocchio's indices are ours."""
+    model = pin.Model()
+    for i, b in enumerate(bodies):
+        joint = (pin.JointModelRevoluteUnaligned if b["kind"] == "hinge" else pin.JointModelPrismaticUnaligned)(b["axis"])
+        jid = model.addJoint(b["parent"] + 1, joint, pin.SE3(b["R"], b["pos"]), f"j{i}")
+        model.appendBodyToJoint(jid, pin.Inertia(b["mass"], b["com"], b["inertia_com"]), pin.SE3.Identity())
+    model.gravity = pin.Motion(np.asarray(gravity, float), np.zeros(3))
+    return model
+
+
+def _num(x) -> str:
+    return " ".join(repr(float(v)) for v in np.atleast_1d(x))
+
+
+def mj_model(bodies, gravity):
+    def body_xml(i):
+        b = bodies[i]
+        quat = np.zeros(4)
+        mujoco.mju_mat2Quat(quat, np.ascontiguousarray(b["R"]).ravel())
+        I = b["inertia_com"]
+        full = [I[0, 0], I[1, 1], I[2, 2], I[0, 1], I[0, 2], I[1, 2]]
+        inner = "".join(body_xml(j) for j, c in enumerate(bodies) if c["parent"] == i)
+        return (f'<body pos="{_num(b["pos"])}" quat="{_num(quat)}">'
+                f'<joint type="{b["kind"]}" axis="{_num(b["axis"])}"/>'
+                f'<inertial pos="{_num(b["com"])}" mass="{b["mass"]!r}" fullinertia="{_num(full)}"/>{inner}</body>')
+
+    roots = "".join(body_xml(i) for i, b in enumerate(bodies) if b["parent"] == -1)
+    xml = (f'<mujoco><option gravity="{_num(gravity)}"><flag contact="disable" constraint="disable"/>'
+           f'</option><worldbody>{roots}</worldbody></mujoco>')
+    return mujoco.MjModel.from_xml_string(xml)
+
+
+# --- timing --------------------------------------------------------------------------------
+
+
+def median_seconds(fn, repeats: int) -> float:
+    fn()                                   # warm up
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return float(np.median(times))
+
+
+def per_call(fn, rows, repeats: int) -> float:
+    """Seconds per call of ``fn(k)`` looped over k in range(rows)."""
+    def run():
+        for k in range(rows):
+            fn(k)
+    return median_seconds(run, repeats) / rows
+
+
+def bench(name, bodies, n, calls, repeats, rng):
+    gravity = np.array([0.0, 0.0, -9.81])
+    tree = sb_tree(bodies)
+    dof = len(bodies)
+    q, qd, qdd = (rng.uniform(-np.pi, np.pi, size=(n, dof)) for _ in range(3))
+    rows = [[np.ascontiguousarray(x[k]) for k in range(calls)] for x in (q, qd, qdd)]
+    qr, qdr, qddr = rows
+
+    # (a) spatialbook, batched
+    t_sb_tau = median_seconds(lambda: sb.inverse_dynamics(tree, q, qd, qdd, gravity), repeats) / n
+    t_sb_H = median_seconds(lambda: sb.mass_matrix(tree, q), repeats) / n
+
+    # (b) Pinocchio, per call
+    pm = pin_model(bodies, gravity)
+    pd = pm.createData()
+    t_pin_tau = per_call(lambda k: pin.rnea(pm, pd, qr[k], qdr[k], qddr[k]), calls, repeats)
+    t_pin_H = per_call(lambda k: pin.crba(pm, pd, qr[k]), calls, repeats)
+
+    # (c) MuJoCo, per call
+    mm = mj_model(bodies, gravity)
+    md = mujoco.MjData(mm)
+    H_mj = np.zeros((dof, dof))
+
+    def mj_tau(k):
+        md.qpos[:] = qr[k]
+        md.qvel[:] = qdr[k]
+        md.qacc[:] = qddr[k]
+        mujoco.mj_inverse(mm, md)
+
+    def mj_H(k):
+        md.qpos[:] = qr[k]
+        mujoco.mj_kinematics(mm, md)
+        mujoco.mj_comPos(mm, md)
+        mujoco.mj_crb(mm, md)
+        mujoco.mj_fullM(mm, md, H_mj)
+
+    t_mj_tau = per_call(mj_tau, calls, repeats)
+    t_mj_H = per_call(mj_H, calls, repeats)
+
+    # the same numbers from every engine (first rows)
+    tau_sb, H_sb = sb.inverse_dynamics(tree, q[:3], qd[:3], qdd[:3], gravity), sb.mass_matrix(tree, q[:3])
+    for k in range(3):
+        mj_tau(k)
+        mj_H(k)
+        H_pin = pin.crba(pm, pd, qr[k])
+        checks = [(tau_sb[k], pin.rnea(pm, pd, qr[k], qdr[k], qddr[k])), (tau_sb[k], md.qfrc_inverse),
+                  (H_sb[k], np.triu(H_pin) + np.triu(H_pin, 1).T), (H_sb[k], H_mj)]
+        for ours, theirs in checks:
+            assert np.allclose(ours, theirs, rtol=1e-9, atol=1e-9), (name, ours, theirs)
+
+    print(f"\n{name}  (n = {dof} bodies, N = {n:,} random states; loops timed on {calls:,} calls)")
+    print(f"  {'':<28}{'inverse dynamics':>22}{'mass matrix':>22}")
+    print(f"  {'implementation':<28}{'k states/s':>11}{'us/state':>11}{'k states/s':>11}{'us/state':>11}")
+    for label, a, b in (("sb, batched", t_sb_tau, t_sb_H), ("Pinocchio, per-call loop", t_pin_tau, t_pin_H),
+                        ("MuJoCo, per-call loop", t_mj_tau, t_mj_H)):
+        print(f"  {label:<28}{1e-3 / a:11.0f}{a * 1e6:11.2f}{1e-3 / b:11.0f}{b * 1e6:11.2f}")
+    s_tau = min(t_pin_tau, t_mj_tau) / t_sb_tau
+    s_H = min(t_pin_H, t_mj_H) / t_sb_H
+    print(f"  {'speed-up over faster loop':<28}{s_tau:21.1f}x{s_H:21.1f}x   (target >= {TARGET:g}x)")
+    return [s_tau >= TARGET, s_H >= TARGET]
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=100_000)
+    parser.add_argument("--calls", type=int, default=20_000)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--strict", action="store_true")
+    args = parser.parse_args(argv)
+    print(f"spatialbook tree dynamics  (numpy {np.__version__}, pinocchio {pin.__version__}, "
+          f"mujoco {mujoco.__version__}, Python {platform.python_version()}, {os.cpu_count()} CPUs)")
+    rng = np.random.default_rng(0)
+    calls = min(args.calls, args.n)
+    ok = bench("bifold door", bifold_door(), args.n, calls, args.repeats, rng)
+    ok += bench("6-body chain", chain6(), args.n, calls, args.repeats, rng)
+    print(f"\ntarget (batched >= {TARGET:g}x the faster per-call loop): {'met' if all(ok) else 'MISSED'} "
+          f"in {sum(ok)} of {len(ok)} cases")
+    return 0 if (all(ok) or not args.strict) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
