@@ -88,8 +88,12 @@ class Tree(_TreeFields):
     __slots__ = ()
 
     def __new__(cls, parents, placements, axes, inertias):
-        parents = _check_parents(parents)
-        n = parents.shape[0]
+        parents = _numbers("parents", parents)
+        placements = _numbers("placements", placements)
+        axes = _numbers("axes", axes)
+        inertias = _numbers("inertias", inertias)
+        n = _body_count(parents=parents, placements=placements, axes=axes, inertias=inertias)
+        parents = _check_parents(parents, n)
         placements = _check_placements(placements, n)
         axes = _check_axes(axes, n)
         inertias = _check_inertias(inertias, n)
@@ -106,26 +110,30 @@ class Tree(_TreeFields):
 
 
 def _numbers(name: str, value) -> np.ndarray:
-    """``value`` as an array of real numbers: no bools, complex numbers or strings."""
+    """``value`` as an array of real numbers: no None, bools, complex numbers, text or objects."""
     try:
         raw = np.asarray(value)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name}: expected an array of real numbers, got {value!r}") from exc
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}: expected an array of real numbers, got a ragged sequence or a non-number") from None
     if raw.dtype.kind not in "iuf":
-        if raw.dtype.kind == "O":
-            try:
-                raw = np.asarray(value, dtype=float)
-            except (TypeError, ValueError) as exc:
-                raise ValueError(f"{name}: expected an array of real numbers, got {value!r}") from exc
-        else:
-            raise ValueError(f"{name}: expected real numbers (int or float), got dtype {raw.dtype} from {value!r}")
+        raise ValueError(f"{name}: expected real numbers (int or float), got dtype {raw.dtype} (shape {raw.shape})")
     return raw
 
 
-def _check_parents(parents) -> np.ndarray:
+def _body_count(**fields: np.ndarray) -> int:
+    """n: the number of entries most fields agree on (a field that disagrees is then named)."""
+    lengths = [arr.shape[0] if arr.ndim else -1 for arr in fields.values()]
+    return max(lengths, key=lambda k: (lengths.count(k), k == lengths[0]))
+
+
+def _check_parents(parents, n: int) -> np.ndarray:
     raw = _numbers("parents", parents)
     if raw.ndim != 1 or raw.shape[0] == 0:
         raise ValueError(f"parents: expected a non-empty 1-D sequence of body indices, got shape {raw.shape}")
+    if raw.shape[0] != n:
+        raise ValueError(
+            f"parents: expected one entry per body, {n} as placements, axes and inertias have, got {raw.shape[0]}"
+        )
     if raw.dtype.kind == "f":
         if not np.all(np.isfinite(raw)) or np.any(raw != np.round(raw)):
             raise ValueError(f"parents: expected integer body indices, got {raw.tolist()}")
@@ -145,19 +153,19 @@ def _check_placements(placements, n: int) -> np.ndarray:
     scale = max(1.0, float(np.max(np.abs(X))))
     Rt, U, L, B = X[:, :3, :3], X[:, :3, 3:], X[:, 3:, :3], X[:, 3:, 3:]
     for i in range(n):
-        what = f"placements: placements[{i}] is not a motion transform [[R^T, 0], [-R^T D, R^T]]"
+        what = f"placements: expected motion transforms [[R^T, 0], [-R^T D, R^T]] (motion_transform(R, d)), but placements[{i}]"
         if not np.allclose(U[i], 0.0, rtol=0.0, atol=STRUCTURE_TOL * scale):
-            raise ValueError(f"{what}: its upper-right 3x3 block is not zero (a force transform?)")
+            raise ValueError(f"{what} has a non-zero upper-right 3x3 block (a force transform?)")
         if not np.allclose(Rt[i], B[i], rtol=0.0, atol=STRUCTURE_TOL * scale):
-            raise ValueError(f"{what}: its two diagonal 3x3 blocks differ")
+            raise ValueError(f"{what} has two different diagonal 3x3 blocks")
         R = Rt[i].T
         if not np.allclose(R.T @ R, np.eye(3), rtol=0.0, atol=_ROTATION_TOL):
-            raise ValueError(f"{what}: R is not orthonormal (R^T R != E)")
+            raise ValueError(f"{what} has an R that is not orthonormal (R^T R != E)")
         if np.linalg.det(R) < 0:
-            raise ValueError(f"{what}: R is a reflection (det R = -1), not a rotation")
+            raise ValueError(f"{what} has a reflection (det R = -1), not a rotation")
         D = -R @ L[i]
         if not np.allclose(D, -D.T, rtol=0.0, atol=STRUCTURE_TOL * scale):
-            raise ValueError(f"{what}: its lower-left block is not -R^T [d]x for any d")
+            raise ValueError(f"{what} has a lower-left block that is not -R^T [d]x for any d")
     return X
 
 
@@ -185,8 +193,7 @@ def _stack(name: str, value, shape: tuple[int, ...]) -> np.ndarray:
     arr = as_array(name, _numbers(name, value), shape[1:])
     if arr.shape != shape:
         raise ValueError(
-            f"{name}: expected shape {shape}, one entry per body of parents (n = {shape[0]}), "
-            f"got shape {arr.shape}"
+            f"{name}: expected shape {shape}, one entry per body (n = {shape[0]}), got shape {arr.shape}"
         )
     return np.array(arr, dtype=float)
 
@@ -418,4 +425,4 @@ def forward_dynamics(tree, q, qd, tau, gravity=_G) -> np.ndarray:
     try:
         return np.linalg.solve(H, (tau - C)[..., None])[..., 0]
     except np.linalg.LinAlgError:
-        raise ValueError("tree: the mass matrix H(q) is singular (some joint moves no mass)") from None
+        raise ValueError("tree: expected bodies with mass along every joint; the mass matrix H(q) is singular")  from None
