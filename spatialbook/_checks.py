@@ -15,35 +15,86 @@ from ._kernels import _skew, _vee
 STRUCTURE_TOL = 1e-9
 
 
+#: dtype kinds accepted as numbers: signed and unsigned integers, floats.  Booleans, complex
+#: numbers, text, dates and Python objects (dtype object, which is also what None becomes) are not.
+_NUMBER_KINDS = frozenset("iuf")
+
+
+def _describe(value, arr: np.ndarray | None = None) -> str:
+    """A short description of a rejected value (never the repr of a large array)."""
+    if value is None:
+        return "None"
+    if isinstance(value, (str, bytes)):
+        text = repr(value)
+        return f"the string {text if len(text) <= 40 else text[:37] + '...'}"
+    if arr is None:
+        return f"a {type(value).__name__}"
+    kind = arr.dtype.kind
+    what = {"b": "booleans", "c": "complex numbers", "U": "text", "S": "text", "O": "Python objects",
+            "M": "dates", "m": "time spans"}.get(kind, "values")
+    return f"{what} (dtype {arr.dtype}, shape {arr.shape})"
+
+
+def _show(arr: np.ndarray) -> str:
+    """The offending numbers, or just their shape when there are many."""
+    return str(arr.tolist()) if arr.size <= 9 else f"an array of shape {arr.shape}"
+
+
+def _numbers(name: str, value, expected: str) -> np.ndarray:
+    """``value`` as a float array, rejecting anything that is not real numbers.
+
+    The check is on the dtype kind, so it costs nothing for float arrays.  np.asarray(..., float)
+    alone would silently accept booleans, numeric strings, object arrays and (with a warning)
+    drop imaginary parts.
+    """
+    if type(value) is np.ndarray and value.dtype.kind == "f":
+        arr = value
+    else:
+        try:
+            arr = np.asarray(value)
+        except (ValueError, TypeError):
+            raise ValueError(f"{name}: expected {expected}, got a ragged sequence (rows of different lengths)") from None
+        if arr.dtype.kind not in _NUMBER_KINDS:
+            raise ValueError(f"{name}: expected {expected}, got {_describe(value, arr)}")
+    return arr.astype(float, copy=False)
+
+
 def as_array(name: str, value, trailing: tuple[int, ...]) -> np.ndarray:
-    """Return ``value`` as a finite float array whose last axes are ``trailing``."""
-    try:
-        arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name}: expected numbers of shape (..., {_fmt(trailing)}), got {value!r}") from exc
+    """Return ``value`` as a finite float array whose last axes are ``trailing``.
+
+    Leading (batch) axes may have any length, zero included: a (0, 6) array is an empty batch.
+    """
+    expected = f"real numbers of shape (..., {_fmt(trailing)})"
+    arr = _numbers(name, value, expected)
     n = len(trailing)
     if arr.ndim < n or tuple(arr.shape[arr.ndim - n:]) != tuple(trailing):
-        raise ValueError(
-            f"{name}: expected an array of shape (..., {_fmt(trailing)}), got shape {arr.shape}"
-        )
+        raise ValueError(f"{name}: expected an array of shape (..., {_fmt(trailing)}), got shape {arr.shape}")
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name}: expected finite numbers, got NaN or infinity")
     return arr
 
 
 def as_scalar(name: str, value, *, nonnegative: bool = False, positive: bool = False) -> np.ndarray:
-    """Return ``value`` as a finite float array of any shape (scalars batch too)."""
-    try:
-        arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name}: expected a number, got {value!r}") from exc
+    """Return ``value`` as a finite float array of any shape (scalars batch too), not empty."""
+    arr = _numbers(name, value, "a real number or an array of real numbers")
+    if arr.size == 0:
+        raise ValueError(f"{name}: expected a real number or a non-empty array of numbers, got an empty array")
     if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name}: expected a finite number, got {value!r}")
+        raise ValueError(f"{name}: expected a finite number, got {_show(arr)}")
     if positive and np.any(arr <= 0):
-        raise ValueError(f"{name}: expected a positive number, got {value!r}")
+        raise ValueError(f"{name}: expected a positive number, got {_show(arr)}")
     if nonnegative and np.any(arr < 0):
-        raise ValueError(f"{name}: expected a non-negative number, got {value!r}")
+        raise ValueError(f"{name}: expected a non-negative number, got {_show(arr)}")
     return arr
+
+
+def as_whole_number(name: str, value, *, minimum: int = 1) -> int:
+    """A plain whole number (Python or numpy integer, not a bool) of at least ``minimum``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < minimum:
+        text = repr(value)
+        shown = text if len(text) <= 60 else f"a {type(value).__name__}"
+        raise ValueError(f"{name}: expected a whole number >= {minimum}, got {shown}")
+    return int(value)
 
 
 def as_vector3(name: str, value) -> np.ndarray:
@@ -94,8 +145,8 @@ def _check_rotational(name: str, I: np.ndarray, what: str, scale: float | None =
     a, b, c = moments[..., 0], moments[..., 1], moments[..., 2]
     if np.any(a + b < c - tol):
         raise ValueError(
-            f"{name}: principal moments {moments.tolist()} of the {what} break the triangle inequality "
-            "(each moment must be at most the sum of the other two)"
+            f"{name}: expected principal moments of the {what} that obey the triangle inequality (each at "
+            f"most the sum of the other two), got {moments.tolist()}"
         )
 
 
@@ -135,4 +186,6 @@ def batch_shape(*items: tuple[str, np.ndarray, int]) -> tuple[int, ...]:
         return np.broadcast_shapes(*shapes)
     except ValueError:
         described = ", ".join(f"{name} {shape}" for (name, _, _), shape in zip(items, shapes))
-        raise ValueError(f"batch shapes do not broadcast: {described} (leading axes must match or be 1)") from None
+        raise ValueError(
+            f"batch shapes do not broadcast: {described}; expected leading axes that are equal or 1"
+        ) from None

@@ -92,7 +92,7 @@ def inertial_wrench(inertia, acceleration) -> np.ndarray:
     M = as_spatial_inertia("inertia", inertia)
     A = as_vector6("acceleration", acceleration)
     batch_shape(("inertia", M, 2), ("acceleration", A, 1))
-    return np.einsum("...ij,...j->...i", M, A)
+    return _times(M, A)
 
 
 def bias_wrench(inertia, velocity) -> np.ndarray:
@@ -106,8 +106,17 @@ def bias_wrench(inertia, velocity) -> np.ndarray:
     M = as_spatial_inertia("inertia", inertia)
     V = as_vector6("velocity", velocity)
     batch_shape(("inertia", M, 2), ("velocity", V, 1))
-    H = np.einsum("...ij,...j->...i", M, V)
-    return np.einsum("...ij,...j->...i", _crf(V), H)
+    return _bias(M, V)
+
+
+def _times(M: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Unchecked matrix-vector product over broadcast leading axes."""
+    return np.einsum("...ij,...j->...i", M, v)
+
+
+def _bias(M: np.ndarray, V: np.ndarray) -> np.ndarray:
+    """Unchecked V x* (M V)."""
+    return _times(_crf(V), _times(M, V))
 
 
 def required_wrench(inertia, velocity, acceleration) -> np.ndarray:
@@ -132,7 +141,8 @@ def required_wrench(inertia, velocity, acceleration) -> np.ndarray:
     >>> sb.required_wrench(I_O, [0, 0, 2, 0, 0, 0], [0, 0, 3, 0, 0, 0]).round(12) + 0.0
     array([ 0.  ,  0.  ,  1.28, -3.2 ,  2.4 ,  0.  ])
     """
+    M = as_spatial_inertia("inertia", inertia)
     V = as_vector6("velocity", velocity)
     A = as_vector6("acceleration", acceleration)
-    batch_shape(("velocity", V, 1), ("acceleration", A, 1))
-    return inertial_wrench(inertia, A) + bias_wrench(inertia, V)
+    batch_shape(("inertia", M, 2), ("velocity", V, 1), ("acceleration", A, 1))
+    return _times(M, A) + _bias(M, V)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import batch_shape, as_inertia3, as_scalar, as_spatial_inertia, as_vector3, as_vector6
+from ._checks import _show, batch_shape, as_inertia3, as_scalar, as_spatial_inertia, as_vector3, as_vector6
 from ._kernels import _skew, _vee
 from .transforms import _check_plucker, _inverse_blocks
 
@@ -91,6 +91,7 @@ def transform_inertia(X, inertia) -> np.ndarray:
     if not np.allclose(X[..., :3, 3:], 0.0):
         raise ValueError("X: expected a motion transform (upper-right block 0), not a force transform")
     M = as_spatial_inertia("inertia", inertia)
+    batch_shape(("X", X, 2), ("inertia", M, 2))
     Xi = _inverse_blocks(X)
     return np.swapaxes(Xi, -1, -2) @ M @ Xi
 
@@ -105,6 +106,7 @@ def spatial_momentum(inertia, velocity) -> np.ndarray:
     """
     M = as_spatial_inertia("inertia", inertia)
     V = as_vector6("velocity", velocity)
+    batch_shape(("inertia", M, 2), ("velocity", V, 1))
     return np.einsum("...ij,...j->...i", M, V)
 
 
@@ -118,6 +120,7 @@ def kinetic_energy(inertia, velocity) -> np.ndarray:
     """
     M = as_spatial_inertia("inertia", inertia)
     V = as_vector6("velocity", velocity)
+    batch_shape(("inertia", M, 2), ("velocity", V, 1))
     return 0.5 * np.einsum("...i,...ij,...j->...", V, M, V)
 
 
@@ -138,8 +141,14 @@ def box_inertia(mass, size) -> np.ndarray:
     m = as_scalar("mass", mass, nonnegative=True)
     s = as_vector3("size", size)
     if np.any(s < 0):
-        raise ValueError(f"size: expected non-negative edge lengths, got {s.tolist()}")
-    a2, b2, c2 = s[..., 0] ** 2, s[..., 1] ** 2, s[..., 2] ** 2
+        raise ValueError(f"size: expected non-negative edge lengths, got {_show(s)}")
+    batch_shape(("mass", m, 0), ("size", s, 1))
+    return _box(m, s[..., 0], s[..., 1], s[..., 2])
+
+
+def _box(m: np.ndarray, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """Unchecked box inertia about the COM from broadcastable mass and edge lengths."""
+    a2, b2, c2 = np.broadcast_arrays(a * a, b * b, c * c)
     diag = np.stack((b2 + c2, a2 + c2, a2 + b2), axis=-1) * (m[..., None] / 12.0)
     return diag[..., :, None] * np.eye(3)
 
@@ -154,9 +163,11 @@ def plate_inertia(mass, width, height) -> np.ndarray:
     >>> sb.plate_inertia(2.0, 0.8, 1.2).diagonal().round(6)
     array([0.24    , 0.346667, 0.106667])
     """
+    m = as_scalar("mass", mass, nonnegative=True)
     w = as_scalar("width", width, nonnegative=True)
     h = as_scalar("height", height, nonnegative=True)
-    return box_inertia(mass, np.stack(np.broadcast_arrays(w, np.zeros_like(w), h), axis=-1))
+    batch_shape(("mass", m, 0), ("width", w, 0), ("height", h, 0))
+    return _box(m, w, np.zeros_like(w), h)
 
 
 def rod_inertia(mass, length) -> np.ndarray:
@@ -166,9 +177,11 @@ def rod_inertia(mass, length) -> np.ndarray:
     >>> sb.rod_inertia(3.0, 2.0).diagonal()
     array([0., 1., 1.])
     """
+    m = as_scalar("mass", mass, nonnegative=True)
     L = as_scalar("length", length, nonnegative=True)
+    batch_shape(("mass", m, 0), ("length", L, 0))
     zeros = np.zeros_like(L)
-    return box_inertia(mass, np.stack((L, zeros, zeros), axis=-1))
+    return _box(m, L, zeros, zeros)
 
 
 def point_mass_inertia(mass, position) -> np.ndarray:
@@ -181,4 +194,5 @@ def point_mass_inertia(mass, position) -> np.ndarray:
     """
     m = as_scalar("mass", mass, nonnegative=True)
     r = as_vector3("position", position)
+    batch_shape(("mass", m, 0), ("position", r, 1))
     return _assemble(m, r, np.zeros(r.shape[:-1] + (3, 3)))

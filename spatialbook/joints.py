@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_array, as_vector3, as_vector6
+from ._checks import _numbers, batch_shape, as_array, as_vector3, as_vector6
 from ._kernels import _cross
 
 
@@ -24,12 +24,14 @@ def revolute_axis(axis, hinge_point, reference_point) -> np.ndarray:
     array([0. , 0. , 1. , 0. , 0.4, 0. ])
     """
     n = as_vector3("axis", axis)
+    x_O = as_vector3("hinge_point", hinge_point)
+    x_P = as_vector3("reference_point", reference_point)
+    batch_shape(("axis", n, 1), ("hinge_point", x_O, 1), ("reference_point", x_P, 1))
     norm = np.linalg.norm(n, axis=-1, keepdims=True)
     if np.any(norm == 0):
         raise ValueError("axis: expected a non-zero direction for the hinge")
     n = n / norm
-    r = as_vector3("reference_point", reference_point) - as_vector3("hinge_point", hinge_point)
-    lin = _cross(n, r)
+    lin = _cross(n, x_P - x_O)
     return np.concatenate((np.broadcast_to(n, lin.shape), lin), axis=-1)
 
 
@@ -48,9 +50,13 @@ def generalized_force(motion_axes, force) -> np.ndarray:
     >>> round(float(sb.generalized_force(S_C, [0, 0, 0.32, -3.2, 2.4, 0])), 12)
     1.28
     """
+    S = _numbers("motion_axes", motion_axes, "real numbers of shape (6,) or (..., 6, k)")
+    if S.ndim == 0 or (S.ndim == 1 and S.shape != (6,)) or (S.ndim > 1 and S.shape[-2] != 6):
+        raise ValueError(f"motion_axes: expected an array of shape (6,) or (..., 6, k), got shape {S.shape}")
+    S = as_array("motion_axes", S, S.shape[-2:] if S.ndim > 1 else (6,))
     F = as_vector6("force", force)
-    if np.ndim(motion_axes) <= 1:
-        return np.einsum("i,...i->...", as_vector6("motion_axes", motion_axes), F)
-    k = np.shape(motion_axes)[-1]
-    S = as_array("motion_axes", motion_axes, (6, k))
+    if S.ndim == 1:
+        batch_shape(("motion_axes", S, 1), ("force", F, 1))
+        return np.einsum("i,...i->...", S, F)
+    batch_shape(("motion_axes", S, 2), ("force", F, 1))
     return np.einsum("...ik,...i->...k", S, F)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_array, as_inertia3, as_rotation, as_scalar, as_spatial_inertia, as_vector3, as_vector6
+from ._checks import batch_shape, as_array, as_inertia3, as_rotation, as_scalar, as_spatial_inertia, as_vector3, as_vector6
 from .dynamics import _crm
 from .inertia import _assemble
 from ._kernels import _skew, _vee
@@ -74,6 +74,7 @@ def homogeneous(rotation, position) -> np.ndarray:
     """
     R = as_rotation("rotation", rotation)
     p = as_vector3("position", position)
+    batch_shape(("rotation", R, 2), ("position", p, 1))
     T = np.zeros(np.broadcast_shapes(R.shape[:-2], p.shape[:-1]) + (4, 4))
     T[..., :3, :3] = R
     T[..., :3, 3] = p
@@ -128,6 +129,7 @@ def G_b(mass, inertia_b) -> np.ndarray:
     """
     m = as_scalar("mass", mass, nonnegative=True)
     I_b = as_inertia3("inertia_b", inertia_b)
+    batch_shape(("mass", m, 0), ("inertia_b", I_b, 2))
     return _assemble(m, np.zeros(I_b.shape[:-2] + (3,)), I_b)
 
 
@@ -142,6 +144,7 @@ def steiner(inertia_com, mass, offset) -> np.ndarray:
     I = as_inertia3("inertia_com", inertia_com)
     m = as_scalar("mass", mass, nonnegative=True)
     q = as_vector3("offset", offset)
+    batch_shape(("inertia_com", I, 2), ("mass", m, 0), ("offset", q, 1))
     qq = np.einsum("...i,...i->...", q, q)
     outer = q[..., :, None] * q[..., None, :]
     return I + m[..., None, None] * (qq[..., None, None] * np.eye(3) - outer)

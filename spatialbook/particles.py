@@ -6,10 +6,12 @@ Positions are relative to the reference point O, in the same axes as the twist.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
-from ._checks import as_scalar, as_vector3, as_vector6
-from .screw import acceleration_field, velocity_field
+from ._checks import as_scalar, as_vector3, as_vector6, as_whole_number, batch_shape
+from .screw import _acceleration_field, _velocity_field
 from ._kernels import _cross
 
 
@@ -27,11 +29,15 @@ def door_particles(nx: int = 40, nz: int = 60, door: dict | None = None) -> tupl
     """
     from .door import DOOR
 
+    nx = as_whole_number("nx", nx)
+    nz = as_whole_number("nz", nz)
     door = DOOR if door is None else door
-    for name, n in (("nx", nx), ("nz", nz)):
-        if not isinstance(n, (int, np.integer)) or n < 1:
-            raise ValueError(f"{name}: expected a positive whole number of grid cells, got {n!r}")
-    a, c, m = door["width"], door["height"], door["mass"]
+    if not isinstance(door, Mapping) or not {"width", "height", "mass"} <= set(door):
+        raise ValueError(
+            "door: expected None or a dict with 'width', 'height' and 'mass' (like spatialbook.DOOR), "
+            f"got a {type(door).__name__}" + (f" with keys {sorted(map(str, door))}" if isinstance(door, Mapping) else "")
+        )
+    a, c, m = (_door_number(door, key) for key in ("width", "height", "mass"))
     xs = (np.arange(nx) + 0.5) * (a / nx)
     zs = (np.arange(nz) + 0.5) * (c / nz) - c / 2
     X, Z = np.meshgrid(xs, zs, indexing="ij")
@@ -40,39 +46,61 @@ def door_particles(nx: int = 40, nz: int = 60, door: dict | None = None) -> tupl
     return masses, positions
 
 
+def _door_number(door: Mapping, key: str) -> float:
+    value = as_scalar(f"door['{key}']", door[key], positive=True)
+    if value.ndim != 0:
+        raise ValueError(f"door['{key}']: expected one positive number, got an array of shape {value.shape}")
+    return float(value)
+
+
 def _particles(masses, positions) -> tuple[np.ndarray, np.ndarray]:
+    """A cloud: masses (N,) and positions (N, 3), N >= 1."""
     m = as_scalar("masses", masses, nonnegative=True)
     r = as_vector3("positions", positions)
+    if r.ndim != 2 or r.shape[0] == 0:
+        raise ValueError(f"positions: expected an (N, 3) array of particle positions with N >= 1, got shape {r.shape}")
     if m.shape != r.shape[:-1]:
-        raise ValueError(f"masses: expected shape {r.shape[:-1]} to match positions, got {m.shape}")
+        raise ValueError(f"masses: expected shape {r.shape[:-1]}, one mass per row of positions, got shape {m.shape}")
     return m, r
+
+
+def _one(name: str, value) -> np.ndarray:
+    """A single 6-vector (the whole cloud shares one twist and one acceleration)."""
+    v = as_vector6(name, value)
+    if v.ndim != 1:
+        raise ValueError(f"{name}: expected one 6-vector of shape (6,) for the whole cloud, got shape {v.shape}")
+    return v
 
 
 def particle_kinetic_energy(masses, positions, velocity) -> float:
     """``T = sum_i 1/2 m_i |v_i|^2`` with v_i from the velocity field of twist ``velocity`` (J)."""
     m, r = _particles(masses, positions)
-    v = velocity_field(velocity, r)
+    v = _velocity_field(_one("velocity", velocity), r)
     return float(0.5 * np.sum(m * np.einsum("...i,...i->...", v, v)))
 
 
 def particle_momentum(masses, positions, velocity) -> np.ndarray:
     """H_O = sum_i [r_i x m_i v_i; m_i v_i], angular momentum about O and linear momentum."""
     m, r = _particles(masses, positions)
-    p = m[:, None] * velocity_field(velocity, r)
+    p = m[:, None] * _velocity_field(_one("velocity", velocity), r)
     return np.concatenate((_cross(r, p).sum(axis=0), p.sum(axis=0)))
 
 
 def particle_accelerations(positions, velocity, classical_acceleration) -> np.ndarray:
     """Classical acceleration of each particle, a_i = a_O + alpha x r_i + omega x (omega x r_i)."""
     r = as_vector3("positions", positions)
-    return acceleration_field(velocity, classical_acceleration, r)
+    V = as_vector6("velocity", velocity)
+    Ac = as_vector6("classical_acceleration", classical_acceleration)
+    batch_shape(("positions", r, 1), ("velocity", V, 1), ("classical_acceleration", Ac, 1))
+    return _acceleration_field(V, Ac, r)
 
 
 def particle_wrench(masses, positions, velocity, classical_acceleration) -> np.ndarray:
     """Total external wrench at O from Newton's law per particle: sum_i [r_i x m_i a_i; m_i a_i]."""
     m, r = _particles(masses, positions)
-    V = as_vector6("velocity", velocity)
-    f = m[:, None] * particle_accelerations(r, V, classical_acceleration)
+    V = _one("velocity", velocity)
+    Ac = _one("classical_acceleration", classical_acceleration)
+    f = m[:, None] * _acceleration_field(V, Ac, r)
     return np.concatenate((_cross(r, f).sum(axis=0), f.sum(axis=0)))
 
 
@@ -80,6 +108,8 @@ def particle_inertia_com(masses, positions) -> tuple[float, np.ndarray, np.ndarr
     """(mass, com, inertia about the com) of the particle cloud: 𝓘_C = -sum m_i [r_i - c]x^2."""
     m, r = _particles(masses, positions)
     M = float(m.sum())
+    if M <= 0:
+        raise ValueError("masses: expected a positive total mass to locate the centre of mass, got 0")
     c = (m[:, None] * r).sum(axis=0) / M
     q = r - c
     qq = np.einsum("...i,...i->...", q, q)

@@ -6,11 +6,17 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import batch_shape, as_vector3, as_vector6
+from ._checks import _numbers, _show, batch_shape, as_vector3, as_vector6
 from ._kernels import _cross
 
 
-class Axis(NamedTuple):
+class _AxisFields(NamedTuple):
+    point: np.ndarray
+    direction: np.ndarray
+    pitch: np.ndarray
+
+
+class Axis(_AxisFields):
     """A line with a pitch, relative to the reference point of the 6-vector it came from.
 
     point
@@ -20,11 +26,29 @@ class Axis(NamedTuple):
     pitch
         (...) h in m/rad (screw) or m (wrench: torque per unit force along the axis);
         ``inf`` for a pure translation (omega = 0) or a pure couple (f = 0).
+
+    :func:`screw_axis` and :func:`central_axis` return one; built by hand, its arguments are
+    checked like any other input.
+
+    >>> import spatialbook as sb
+    >>> sb.Axis([0, 0, 0], [0, 0, 1], 0.5).pitch
+    array(0.5)
     """
 
-    point: np.ndarray
-    direction: np.ndarray
-    pitch: np.ndarray
+    __slots__ = ()
+
+    def __new__(cls, point, direction, pitch):
+        r = as_vector3("point", point)
+        n = as_vector3("direction", direction)
+        if not np.allclose(np.einsum("...i,...i->...", n, n), 1.0, rtol=0.0, atol=1e-9):
+            raise ValueError(f"direction: expected a unit vector, got {_show(n)}")
+        h = _numbers("pitch", pitch, "a real number or an array of real numbers")
+        if h.size == 0:
+            raise ValueError("pitch: expected a real number or a non-empty array of numbers, got an empty array")
+        if np.any(np.isnan(h) | (h == -np.inf)):
+            raise ValueError(f"pitch: expected a finite number, or +inf for an axis at infinity, got {_show(h)}")
+        batch_shape(("point", r, 1), ("direction", n, 1), ("pitch", h, 0))
+        return super().__new__(cls, r, n, h)
 
 
 def velocity_field(velocity, points) -> np.ndarray:
@@ -50,6 +74,11 @@ def velocity_field(velocity, points) -> np.ndarray:
     V = as_vector6("velocity", velocity)
     r = as_vector3("points", points)
     batch_shape(("velocity", V, 1), ("points", r, 1))
+    return _velocity_field(V, r)
+
+
+def _velocity_field(V: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """Unchecked v_P + omega x r."""
     return V[..., 3:] + _cross(V[..., :3], r)
 
 
@@ -67,6 +96,11 @@ def acceleration_field(velocity, acceleration, points) -> np.ndarray:
     Ac = as_vector6("acceleration", acceleration)
     d = as_vector3("points", points)
     batch_shape(("velocity", V, 1), ("acceleration", Ac, 1), ("points", d, 1))
+    return _acceleration_field(V, Ac, d)
+
+
+def _acceleration_field(V: np.ndarray, Ac: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """Unchecked a_P + alpha x d + omega x (omega x d)."""
     w = V[..., :3]
     return Ac[..., 3:] + _cross(Ac[..., :3], d) + _cross(w, _cross(w, d))
 
@@ -80,7 +114,7 @@ def _axis_of(name: str, a: np.ndarray, b: np.ndarray) -> Axis:
     aa = np.einsum("...i,...i->...", a, a)
     bb = np.einsum("...i,...i->...", b, b)
     if np.any((aa == 0) & (bb == 0)):
-        raise ValueError(f"{name}: the all-zero 6-vector has no axis")
+        raise ValueError(f"{name}: expected a non-zero 6-vector (the all-zero one has no axis)")
     regular = aa > 0
     safe = np.where(regular, aa, 1.0)
     point = np.where(regular[..., None], _cross(a, b) / safe[..., None], 0.0)
@@ -88,7 +122,7 @@ def _axis_of(name: str, a: np.ndarray, b: np.ndarray) -> Axis:
     unit_a = a / np.sqrt(safe)[..., None]
     unit_b = b / np.sqrt(np.where(bb > 0, bb, 1.0))[..., None]
     direction = np.where(regular[..., None], unit_a, unit_b)
-    return Axis(point, direction, pitch)
+    return Axis._make((point, direction, pitch))   # computed here: no re-check
 
 
 def screw_axis(velocity) -> Axis:

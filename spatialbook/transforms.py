@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._kernels import _cross, _skew, _vee
-from ._checks import batch_shape, as_array, as_matrix6, as_rotation, as_scalar, as_vector3, as_vector6
+from ._checks import _scale, batch_shape, as_array, as_matrix6, as_rotation, as_scalar, as_vector3, as_vector6
 
 
 def skew(v) -> np.ndarray:
@@ -45,7 +45,7 @@ def unskew(S) -> np.ndarray:
     array([1., 2., 3.])
     """
     S = as_array("S", S, (3, 3))
-    if not np.allclose(S, -np.swapaxes(S, -1, -2), atol=1e-9 * max(1.0, float(np.max(np.abs(S))))):
+    if not np.allclose(S, -np.swapaxes(S, -1, -2), atol=1e-9 * max(1.0, _scale(S))):
         raise ValueError("S: expected a skew-symmetric 3x3 matrix (S^T = -S)")
     return _vee(S)
 
@@ -189,7 +189,7 @@ def _check_plucker(name: str, X) -> np.ndarray:
     as_rotation(f"{name} (its diagonal 3x3 blocks)", np.swapaxes(A, -1, -2))
     if not np.allclose(A, B, atol=1e-9):
         raise ValueError(f"{name}: expected equal diagonal blocks R^T (a motion or force transform)")
-    scale = max(1.0, float(np.max(np.abs(X))))
+    scale = max(1.0, _scale(X))
     upper_zero = np.allclose(U, 0.0, atol=1e-12 * scale)
     lower_zero = np.allclose(L, 0.0, atol=1e-12 * scale)
     if not (upper_zero or lower_zero):
@@ -198,7 +198,7 @@ def _check_plucker(name: str, X) -> np.ndarray:
     # off = -R^T D, so R @ off = -D must be skew-symmetric.
     RD = np.swapaxes(A, -1, -2) @ off
     if not np.allclose(RD, -np.swapaxes(RD, -1, -2), atol=1e-9 * scale):
-        raise ValueError(f"{name}: the off-diagonal block is not of the form -R^T [d]x")
+        raise ValueError(f"{name}: expected an off-diagonal block of the form -R^T [d]x")
     return X
 
 

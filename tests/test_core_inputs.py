@@ -145,13 +145,62 @@ BAD_INPUTS = [
     (lambda: sb.central_axis(np.zeros(6)), "force"),
     (lambda: sb.door_particles(0, 10), "nx"),
     (lambda: sb.door_particles(10, 2.5), "nz"),
+    (lambda: sb.door_particles(True, 10), "nx"),                      # a bool is not a count
+    # the leaks named in issue 8, and their relatives
+    (lambda: sb.box_inertia(np.ones(7), np.ones((3, 3))), "batch shapes do not broadcast: mass"),
+    (lambda: sb.plate_inertia(np.ones(7), [0.8, 0.9, 1.0], 1.2), "batch shapes do not broadcast: mass"),
+    (lambda: sb.rod_inertia(np.ones(7), [1.0, 2.0]), "batch shapes do not broadcast: mass"),
+    (lambda: sb.point_mass_inertia(np.ones(7), np.zeros((3, 3))), "batch shapes do not broadcast: mass"),
+    (lambda: sb.revolute_axis([0, 0, 1], np.zeros((2, 3)), np.zeros((3, 3))), "batch shapes do not broadcast: axis"),
+    (lambda: sb.generalized_force([[0, 0, 1, 0, 0, 0], [0, 0, 1, 0, 0]], V), "motion_axes"),
+    (lambda: sb.generalized_force(np.zeros((2, 6)), V), "motion_axes"),
+    (lambda: sb.particle_accelerations([[1, 0, 0]], V, [1, 2, 3]), "classical_acceleration"),
+    (lambda: sb.particle_wrench([1.0], [[1, 0, 0]], V, None), "classical_acceleration"),
+    # booleans, complex numbers, numbers as text, object arrays and None are not numbers
+    (lambda: sb.motion_transform(np.eye(3, dtype=bool), [0, 0, 0]), "rotation"),
+    (lambda: sb.spatial_inertia(True, [0, 0, 0], I_C), "mass"),
+    (lambda: sb.skew([1, 2, 3j]), "v"),
+    (lambda: sb.skew(np.array(["1", "2", "3"])), "v"),
+    (lambda: sb.skew(np.array([1, 2, 3], dtype=object)), "v"),
+    (lambda: sb.skew([1, None, 3]), "v"),
+    (lambda: sb.kinetic_energy(None, V), "inertia"),
+    # empty where a number is needed
+    (lambda: sb.rotation_z([]), "angle"),
+    (lambda: sb.spatial_inertia([], [0, 0, 0], I_C), "mass"),
+    (lambda: sb.particle_inertia_com([], np.zeros((0, 3))), "masses"),
+    (lambda: sb.particle_inertia_com([1.0], np.zeros((0, 3))), "positions"),
+    # a particle cloud: one twist for the whole cloud, masses (N,) and positions (N, 3), some mass
+    (lambda: sb.particle_kinetic_energy([1.0, 1.0], [[1, 0, 0], [0, 1, 0]], [V, V]), "velocity"),
+    (lambda: sb.particle_momentum(np.ones((2, 1)), np.zeros((2, 1, 3)), V), "positions"),
+    (lambda: sb.particle_inertia_com([0.0, 0.0], [[1, 0, 0], [0, 1, 0]]), "masses"),
+    # the door as a dict
+    (lambda: sb.door_particles(2, 3, "door"), "door"),
+    (lambda: sb.door_particles(2, 3, {"width": 0.8, "height": 1.2}), "door"),
+    (lambda: sb.door_particles(2, 3, {**sb.DOOR, "width": -0.8}), "door['width']"),
+    (lambda: sb.door_particles(2, 3, {**sb.DOOR, "mass": [1.0, 2.0]}), "door['mass']"),
+    # an axis built by hand
+    (lambda: sb.Axis([0, 0, 0], [0, 0, 2], 0.0), "direction"),
+    (lambda: sb.Axis([0, 0, 0], [0, 0, 1], -np.inf), "pitch"),
+    (lambda: sb.Axis([0, 0, 0], [0, 0, 1], np.nan), "pitch"),
 ]
 
 
 @pytest.mark.parametrize("call, argument", BAD_INPUTS, ids=[f"{i:03d}-{a}" for i, (_, a) in enumerate(BAD_INPUTS)])
 def test_bad_input_raises_value_error_naming_the_argument(call, argument):
-    with pytest.raises(ValueError, match=rf"^{re.escape(argument)}\b"):
+    with pytest.raises(ValueError, match=rf"^{re.escape(argument)}(?!\w)") as info:
         call()
+    assert "expected" in str(info.value)
+
+
+def test_accepted_edge_values():
+    # an axis at infinity, the default door, an empty batch of vectors, an empty batch of transforms
+    assert sb.Axis([0, 0, 0], [1, 0, 0], np.inf).pitch == np.inf
+    np.testing.assert_array_equal(sb.door_particles(2, 3, None)[1], sb.door_particles(2, 3, sb.DOOR)[1])
+    assert sb.shift_twist(np.zeros((0, 6)), [1, 0, 0]).shape == (0, 6)
+    assert sb.inverse_transform(np.zeros((0, 6, 6))).shape == (0, 6, 6)
+    assert sb.required_wrench(I_O, np.zeros((0, 6)), V).shape == (0, 6)
+    # integer input is numbers
+    np.testing.assert_array_equal(sb.skew(np.array([1, 2, 3], dtype=np.int32)), sb.skew([1.0, 2.0, 3.0]))
 
 
 # --- physical limits that MUST be accepted ------------------------------------------------
