@@ -30,7 +30,7 @@ def _describe(value, arr: np.ndarray | None = None) -> str:
     if arr is None:
         return f"a {type(value).__name__}"
     kind = arr.dtype.kind
-    what = {"b": "booleans", "c": "complex numbers", "U": "text", "S": "text", "O": "Python objects",
+    what = {"b": "booleans", "c": "complex numbers", "U": "text", "S": "text", "O": "Python objects, e.g. None or an object array",
             "M": "dates", "m": "time spans"}.get(kind, "values")
     return f"{what} (dtype {arr.dtype}, shape {arr.shape})"
 
@@ -38,6 +38,15 @@ def _describe(value, arr: np.ndarray | None = None) -> str:
 def _show(arr: np.ndarray) -> str:
     """The offending numbers, or just their shape when there are many."""
     return str(arr.tolist()) if arr.size <= 9 else f"an array of shape {arr.shape}"
+
+
+def _item(arr: np.ndarray, bad: np.ndarray) -> str:
+    """The first offending item of ``arr``, with its batch index when ``arr`` is a batch
+    (``bad`` is a boolean array over the leading axes)."""
+    if bad.ndim == 0:
+        return _show(arr)
+    index = tuple(int(i) for i in np.argwhere(bad)[0])
+    return f"{_show(arr[index])} at batch index {index}"
 
 
 def _numbers(name: str, value, expected: str) -> np.ndarray:
@@ -113,10 +122,12 @@ def as_rotation(name: str, value) -> np.ndarray:
     """A proper rotation matrix (orthonormal, det +1), shape (..., 3, 3)."""
     R = as_array(name, value, (3, 3))
     gram = np.swapaxes(R, -1, -2) @ R
-    if not np.allclose(gram, np.eye(3), atol=1e-6):
-        raise ValueError(f"{name}: expected an orthonormal rotation matrix (R^T R = E), got {R.tolist()}")
-    if np.any(np.linalg.det(R) < 0):
-        raise ValueError(f"{name}: expected a proper rotation (det R = +1), got a reflection (det R = -1)")
+    bad = ~np.isclose(gram, np.eye(3), atol=1e-6).all(axis=(-2, -1))
+    if np.any(bad):
+        raise ValueError(f"{name}: expected an orthonormal rotation matrix (R^T R = E), got {_item(R, bad)}")
+    bad = np.linalg.det(R) < 0
+    if np.any(bad):
+        raise ValueError(f"{name}: expected a proper rotation (det R = +1), got a reflection (det R = -1): {_item(R, bad)}")
     return R
 
 
@@ -135,18 +146,19 @@ def _scale(arr: np.ndarray) -> float:
 
 def _check_rotational(name: str, I: np.ndarray, what: str, scale: float | None = None) -> None:
     tol = STRUCTURE_TOL * (_scale(I) if scale is None else scale)
-    if not np.allclose(I, np.swapaxes(I, -1, -2), rtol=0.0, atol=tol):
-        raise ValueError(f"{name}: expected a symmetric 3x3 {what} matrix, got {I.tolist()}")
+    bad = ~np.isclose(I, np.swapaxes(I, -1, -2), rtol=0.0, atol=tol).all(axis=(-2, -1))
+    if np.any(bad):
+        raise ValueError(f"{name}: expected a symmetric 3x3 {what} matrix, got {_item(I, bad)}")
     moments = np.linalg.eigvalsh(I)
-    if np.any(moments < -tol):
-        raise ValueError(
-            f"{name}: expected a positive semi-definite {what}, got principal moments {moments.tolist()}"
-        )
+    bad = (moments < -tol).any(axis=-1)
+    if np.any(bad):
+        raise ValueError(f"{name}: expected a positive semi-definite {what}, got principal moments {_item(moments, bad)}")
     a, b, c = moments[..., 0], moments[..., 1], moments[..., 2]
-    if np.any(a + b < c - tol):
+    bad = a + b < c - tol
+    if np.any(bad):
         raise ValueError(
             f"{name}: expected principal moments of the {what} that obey the triangle inequality (each at "
-            f"most the sum of the other two), got {moments.tolist()}"
+            f"most the sum of the other two), got {_item(moments, bad)}"
         )
 
 
@@ -163,7 +175,7 @@ def as_spatial_inertia(name: str, value) -> np.ndarray:
     if not np.allclose(lower, m[..., None, None] * np.eye(3), rtol=0.0, atol=tol):
         raise ValueError(f"{name}: expected the lower-right 3x3 block to be m E (mass times identity)")
     if np.any(m < 0):
-        raise ValueError(f"{name}: expected a non-negative mass in the lower-right block, got {m}")
+        raise ValueError(f"{name}: expected a non-negative mass in the lower-right block, got {_item(m, m < 0)}")
     if np.any(np.linalg.eigvalsh(M) < -tol):
         raise ValueError(f"{name}: expected a positive semi-definite spatial inertia")
     # About the COM: I_C = I_O + m C^2 with C = [c]x, c = (m c) / m  (eq. 5.5 read backwards).

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import batch_shape, as_array, as_inertia3, as_rotation, as_scalar, as_spatial_inertia, as_vector3, as_vector6
+from ._checks import _item, batch_shape, as_array, as_inertia3, as_rotation, as_scalar, as_spatial_inertia, as_vector3, as_vector6
 from .dynamics import _crm
 from .inertia import _assemble
 from ._kernels import _skew, _vee
@@ -49,7 +49,7 @@ def from_cinert(values) -> np.ndarray:
     c = as_array("values", values, (10,))
     m = c[..., 9]
     if np.any(m < 0):
-        raise ValueError(f"values: expected a non-negative mass in the last entry, got {m}")
+        raise ValueError(f"values: expected a non-negative mass in the last entry, got {_item(m, m < 0)}")
     I = np.zeros(c.shape[:-1] + (3, 3))
     I[..., _CINERT_ROWS, _CINERT_COLS] = c[..., :6]
     I[..., _CINERT_COLS, _CINERT_ROWS] = c[..., :6]

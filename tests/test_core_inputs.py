@@ -459,3 +459,13 @@ def test_star_import_binds_only_the_public_api():
 def test_batches_that_do_not_broadcast_raise_a_named_error(call, names):
     with pytest.raises(ValueError, match=rf"batch shapes do not broadcast: .*{names}"):
         call()
+
+
+def test_messages_point_at_the_offending_item_of_a_batch():
+    R = np.stack([E3] * 4)
+    R[2, 0, 1] = 0.1
+    with pytest.raises(ValueError, match=r"^rotation: expected an orthonormal .* at batch index \(2,\)$"):
+        sb.motion_transform(R, [0, 0, 0])
+    I = np.stack([I_C, I_C, NO_TRIANGLE])
+    with pytest.raises(ValueError, match=r"^inertia_com: expected .*triangle inequality.* at batch index \(2,\)$"):
+        sb.spatial_inertia(2.0, [0, 0, 0], I)
