@@ -3,6 +3,12 @@
 Each ``as_*`` function turns user input (lists, tuples, arrays) into a float
 array of the expected trailing shape, or raises ``ValueError`` naming the
 argument and what was expected.  Nothing here is called in an inner loop.
+
+Numbers means real numbers: integer or float arrays.  None, text (even "1.5"),
+booleans, complex numbers, object arrays and ragged lists are refused by their
+dtype kind, a check that costs nothing for float arrays.  A scalar argument must
+not be empty; leading (batch) axes of arrays may have length 0.  Batches of
+several arguments must broadcast (``batch_shape`` names them if not).
 """
 
 from __future__ import annotations

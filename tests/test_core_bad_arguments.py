@@ -154,7 +154,7 @@ def _bad_values(value) -> dict[str, object]:
         return {
             "None": None, "string": "not a valid value", "number": 1.0, "complex": 1.0 + 1.0j, "bool": True,
             "NaN": float("nan"), "inf": float("inf"), "empty": [], "ragged": [1.0, [1.0, 2.0]],
-            "object array": np.array([1.0, 2.0], dtype=object),
+            "object_array": np.array([1.0, 2.0], dtype=object),
         }
     arr = np.asarray(value, dtype=float)
     nan, inf = arr.copy(), arr.copy()
@@ -162,10 +162,10 @@ def _bad_values(value) -> dict[str, object]:
     bad = {
         "None": None,
         "string": "not a number",
-        "numbers as text": arr.astype(str),       # np.asarray(..., float) would read these silently
+        "numbers_as_text": arr.astype(str),       # np.asarray(..., float) would read these silently
         "complex": arr + 1j,
         "bool": True if arr.ndim == 0 else arr.astype(bool),
-        "object array": np.asarray(value).astype(object),
+        "object_array": np.asarray(value).astype(object),
         "NaN": nan,
         "inf": inf,
         "empty": [],
@@ -178,8 +178,8 @@ def _bad_values(value) -> dict[str, object]:
     else:
         bad["ragged"] = rows[:-1] + [rows[-1][:-1]]
     if arr.ndim >= 1:
-        bad["wrong shape"] = arr[tuple(slice(0, n - 1) for n in arr.shape)]   # every axis one short
-        bad["extra axis"] = arr[..., None]
+        bad["wrong_shape"] = arr[tuple(slice(0, n - 1) for n in arr.shape)]   # every axis one short
+        bad["extra_axis"] = arr[..., None]
     return bad
 
 
