@@ -32,12 +32,13 @@ Units: q_i in rad (revolute) or m (prismatic), tau_i in N m or N, lengths m, mas
 
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple
 
 import numpy as np
 
 from ._checks import STRUCTURE_TOL, as_array, as_spatial_inertia, batch_shape
-from ._kernels import _cross, _skew
+from ._kernels import _skew
 
 _G = (0.0, 0.0, -9.81)
 _ROTATION_TOL = 1e-6          # as for every rotation the package accepts
@@ -224,87 +225,252 @@ def _broadcast(*items: tuple[str, np.ndarray, int]) -> list[np.ndarray]:
     return [np.broadcast_to(arr, batch + arr.shape[arr.ndim - core:]) for _, arr, core in items]
 
 
+def _columns(*arrays: np.ndarray) -> list[np.ndarray]:
+    """Checked (..., k) arrays with one batch shape -> contiguous (k, B) arrays, B = batch size."""
+    return [np.ascontiguousarray(arr.reshape(-1, arr.shape[-1]).T) for arr in arrays]
+
+
+#: States per block in :func:`_in_blocks`: a block's intermediate arrays stay in the CPU cache.
+_STATES_PER_BLOCK = 8192
+
+
+def _in_blocks(kernel, shape: tuple[int, ...], *columns: np.ndarray) -> np.ndarray:
+    """``kernel(*columns)`` (each (k, B); result shape + (B,)), evaluated on blocks of states.
+
+    Every block is one vectorized evaluation over thousands of states; splitting a large batch
+    only keeps the intermediates in cache (several times faster than one pass over 10^5)."""
+    B = columns[0].shape[-1]
+    out = np.empty(shape + (B,))
+    for start in range(0, B, _STATES_PER_BLOCK):
+        block = slice(start, start + _STATES_PER_BLOCK)
+        out[..., block] = kernel(*(c[:, block] for c in columns))
+    return out
+
+
 # --- unchecked kernels (inside the loops over bodies) ---------------------------------------
+#
+# Layout: inside the algorithms a batch of 6-vectors is a (6, B) array (component first), so
+# each component is one contiguous row and a constant 6x6 matrix acts on all B vectors in one
+# matrix product.  Each body's axes are turned once per tree (``_aligned``) so that its joint
+# axis is z: S_i = e_z (revolute, row 2) or e_z of the linear part (prismatic, row 5), and
+# X_J(q_i) changes only the x and y rows.  That is a change of body coordinates, so tau, H and
+# qdd are unchanged; the q = 0 placement and the inertia are re-expressed to match.
 
 
-def _joint_transform(S: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """X_J(q): motion transform from joint frame to body frame, shape q.shape + (6, 6)."""
-    X = np.zeros(q.shape + (6, 6))
-    if np.any(S[3:]):                                   # prismatic: R = E, d = n q
-        X[..., :3, :3] = X[..., 3:, 3:] = np.eye(3)
-        X[..., 3:, :3] = -_skew(S[3:] * q[..., None])
-    else:                                               # revolute: R = Rot(n, q), d = 0
-        N = _skew(S[:3])
-        R = np.eye(3) + np.sin(q)[..., None, None] * N + (1.0 - np.cos(q))[..., None, None] * (N @ N)
-        X[..., :3, :3] = X[..., 3:, 3:] = np.swapaxes(R, -1, -2)
-    return X
+class _Aligned(NamedTuple):
+    """A tree in aligned body coordinates (constant per tree)."""
+    parents: tuple
+    prismatic: tuple      # per body: True for a prismatic joint
+    row: tuple            # per body: the row of S_i = e_row (2 revolute, 5 prismatic)
+    T: np.ndarray         # (n, 6, 6) X_T,i between aligned frames
+    Tt: np.ndarray        # (n, 6, 6) its transpose, contiguous
+    I: np.ndarray         # (n, 6, 6) inertias in aligned body axes
+    I_params: np.ndarray  # (n, 10, 1) the same as [xx yy zz xy xz yz hx hy hz m]
+    congruence: np.ndarray  # (n, 10, 10) X_T,i^T (.) X_T,i acting on those 10 numbers
 
 
-def _mv(M: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """M v over leading axes (M (..., 6, 6), v (..., 6))."""
-    return np.einsum("...ij,...j->...i", M, v)
+def _axis_frame(n: np.ndarray) -> np.ndarray:
+    """A rotation Q whose third column is the unit vector n (its columns: new axes, old coords)."""
+    a = np.array([1.0, 0.0, 0.0]) if abs(n[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
+    x = a - (a @ n) * n
+    x /= np.linalg.norm(x)
+    return np.column_stack((x, np.cross(n, x), n))
 
 
-def _mtv(M: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """M^T v over leading axes."""
-    return np.einsum("...ji,...j->...i", M, v)
+_INERTIA_ROWS = np.array([0, 1, 2, 0, 0, 1])
+_INERTIA_COLS = np.array([0, 1, 2, 1, 2, 2])
 
 
-def _crm(V: np.ndarray, U: np.ndarray) -> np.ndarray:
-    """V x U (motion cross product) without forming the 6x6 matrix."""
-    w, v = V[..., :3], V[..., 3:]
-    return np.concatenate((_cross(w, U[..., :3]), _cross(w, U[..., 3:]) + _cross(v, U[..., :3])), axis=-1)
+def _inertia_params(M: np.ndarray) -> np.ndarray:
+    """[Ixx Iyy Izz Ixy Ixz Iyz hx hy hz m] of [[I, [h]x], [-[h]x, m E]] (h = m c)."""
+    return np.concatenate((M[_INERTIA_ROWS, _INERTIA_COLS], [M[2, 4], M[0, 5], M[1, 3], M[3, 3]]))
+
+
+def _inertia_matrix(p: np.ndarray) -> np.ndarray:
+    M = np.zeros((6, 6))
+    M[_INERTIA_ROWS, _INERTIA_COLS] = M[_INERTIA_COLS, _INERTIA_ROWS] = p[:6]
+    M[:3, 3:] = _skew(p[6:9])
+    M[3:, :3] = -M[:3, 3:]
+    M[3:, 3:] = p[9] * np.eye(3)
+    return M
+
+
+@functools.lru_cache(maxsize=64)
+def _aligned_cached(n: int, parents: bytes, placements: bytes, axes: bytes, inertias: bytes) -> _Aligned:
+    parents_ = np.frombuffer(parents, dtype=int)
+    X_T = np.frombuffer(placements).reshape(n, 6, 6)
+    S = np.frombuffer(axes).reshape(n, 6)
+    I = np.frombuffer(inertias).reshape(n, 6, 6)
+    prismatic = tuple(bool(np.any(S[i, 3:])) for i in range(n))
+    P = np.zeros((n, 6, 6))                  # P_i = diag(Q_i, Q_i): aligned -> given body axes
+    for i in range(n):
+        Q = _axis_frame(S[i, 3:] if prismatic[i] else S[i, :3])
+        P[i, :3, :3] = P[i, 3:, 3:] = Q
+    T = np.stack([P[i].T @ X_T[i] @ (P[parents_[i]] if parents_[i] >= 0 else np.eye(6)) for i in range(n)])
+    I_al = np.stack([P[i].T @ I[i] @ P[i] for i in range(n)])
+    basis = [_inertia_matrix(e) for e in np.eye(10)]
+    congruence = np.stack([np.column_stack([_inertia_params(T[i].T @ M @ T[i]) for M in basis]) for i in range(n)])
+    return _Aligned(tuple(int(p) for p in parents_), prismatic, tuple(5 if pr else 2 for pr in prismatic),
+                    T, np.ascontiguousarray(np.swapaxes(T, 1, 2)), I_al,
+                    np.stack([_inertia_params(M) for M in I_al])[:, :, None], congruence)
+
+
+def _aligned(tree: Tree) -> _Aligned:
+    n = len(tree.parents)
+    return _aligned_cached(n, tree.parents.astype(int).tobytes(), tree.placements.tobytes(),
+                           tree.axes.tobytes(), tree.inertias.tobytes())
+
+
+class _X(NamedTuple):
+    """X_i = X_J(q_i) X_T,i for a batch: the constant X_T,i (T, its transpose Tt and its
+    congruence L on inertias) and cos, sin of q_i (revolute) or q_i itself in s (prismatic:
+    then c is None)."""
+    T: np.ndarray
+    Tt: np.ndarray
+    L: np.ndarray
+    c: np.ndarray | None
+    s: np.ndarray
+
+
+def _transforms(tree: _Aligned, q: np.ndarray) -> list[_X]:
+    """X_i for every body; q is (n, B)."""
+    return [_X(tree.T[i], tree.Tt[i], tree.congruence[i], None, q[i]) if tree.prismatic[i]
+            else _X(tree.T[i], tree.Tt[i], tree.congruence[i], np.cos(q[i]), np.sin(q[i]))
+            for i in range(len(tree.parents))]
+
+
+#: Work per BLAS call in :func:`_matmul` (rows x columns x inner length).  OpenBLAS runs a
+#: product this small on one thread; split across both cores of a busy machine, a product of a
+#: few rows by very many columns is many times slower than on one.
+_BLAS_WORK = 200_000
+
+
+def _matmul(M: np.ndarray, U: np.ndarray) -> np.ndarray:
+    """A constant matrix times a batch of column vectors U (k, ...): M @ U, row-major result,
+    computed as (U^T M^T)^T, block by block (one BLAS call per block of columns)."""
+    U2 = np.ascontiguousarray(U).reshape(U.shape[0], -1)
+    out = np.empty((M.shape[0], U2.shape[1]))
+    Mt, step = M.T, max(256, _BLAS_WORK // M.size)
+    for start in range(0, U2.shape[1], step):
+        np.matmul(U2[:, start:start + step].T, Mt, out=out[:, start:start + step].T)
+    return out.reshape((M.shape[0],) + U.shape[1:])
+
+
+def _motion(X: _X, U: np.ndarray) -> np.ndarray:
+    """X U for motion vectors U (6, ...): first X_T,i, then the joint's X_J(q_i)."""
+    W = _matmul(X.T, U)
+    if X.c is None:                                      # translate by z q: v -= (z q) x w
+        W[3] += X.s * W[1]
+        W[4] -= X.s * W[0]
+    else:                                                # turn by q about z: R^T on both halves
+        x, y = W[0::3], W[1::3]                          # rows (0, 3) and (1, 4)
+        x_new = X.c * x + X.s * y
+        y[...] = X.c * y - X.s * x
+        x[...] = x_new
+    return W
+
+
+def _force_back(X: _X, F: np.ndarray) -> np.ndarray:
+    """X^T F: a wrench (6, ...) in body i's coordinates re-expressed in its parent's."""
+    G = np.array(F)
+    if X.c is None:                                      # tau += (z q) x f
+        G[0] -= X.s * F[4]
+        G[1] += X.s * F[3]
+    else:                                                # R on both halves
+        x, y = F[0::3], F[1::3]
+        G[0::3] = X.c * x - X.s * y
+        G[1::3] = X.s * x + X.c * y
+    return _matmul(X.Tt, G)
+
+
+def _cross_axis(V: np.ndarray, row: int) -> np.ndarray:
+    """V x S for S = e_row (row 2: [0 0 1 0 0 0], row 5: [0 0 0 0 0 1])."""
+    out = np.zeros_like(V)
+    if row == 2:                                         # [w x z; v x z]
+        out[0], out[1], out[3], out[4] = V[1], -V[0], V[4], -V[3]
+    else:                                                # [0; w x z]
+        out[3], out[4] = V[1], -V[0]
+    return out
+
+
+def _cross3(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.stack((a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]))
 
 
 def _crf(V: np.ndarray, F: np.ndarray) -> np.ndarray:
-    """V x* F (force cross product) without forming the 6x6 matrix."""
-    w, v = V[..., :3], V[..., 3:]
-    return np.concatenate((_cross(w, F[..., :3]) + _cross(v, F[..., 3:]), _cross(w, F[..., 3:])), axis=-1)
+    """V x* F = [w x tau + v x f; w x f] for (6, B) arrays."""
+    w, v = V[:3], V[3:]
+    return np.concatenate((_cross3(w, F[:3]) + _cross3(v, F[3:]), _cross3(w, F[3:])))
 
 
-def _transforms(tree: Tree, q: np.ndarray) -> list[np.ndarray]:
-    """X_i = X_J(q_i) X_T,i for every body: parent coordinates -> body i coordinates."""
-    return [_joint_transform(tree.axes[i], q[..., i]) @ tree.placements[i] for i in range(len(tree.parents))]
+def _inertia_back(X: _X, p: np.ndarray) -> np.ndarray:
+    """X^T I X on the 10 numbers p (10, ...) of a spatial inertia: I in body i -> parent."""
+    xx, yy, zz, xy, xz, yz, hx, hy, hz, m = p
+    if X.c is None:                                      # shift the origin back by z q
+        q = X.s
+        shift = q * (2 * hz + q * m)
+        p = np.stack(np.broadcast_arrays(xx + shift, yy + shift, zz, xy, xz - q * hx, yz - q * hy,
+                                         hx, hy, hz + q * m, m))
+    else:                                                # turn back by q about z
+        c, s = X.c, X.s
+        c2, s2 = c * c - s * s, 2 * s * c
+        a, d = (xx + yy) / 2, (xx - yy) / 2
+        p = np.stack(np.broadcast_arrays(a + c2 * d - s2 * xy, a - c2 * d + s2 * xy, zz, s2 * d + c2 * xy,
+                                         c * xz - s * yz, s * xz + c * yz, c * hx - s * hy, s * hx + c * hy, hz, m))
+    return _matmul(X.L, p)
 
 
-def _rnea(tree: Tree, q, qd, qdd, g) -> np.ndarray:
-    parents, S, I = tree.parents, tree.axes, tree.inertias
-    n = len(parents)
+def _rnea(tree: _Aligned, q, qd, qdd, g) -> np.ndarray:
+    """tau (n, B) from q, qd, qdd (n, B) and g (3, B or 1), in aligned body coordinates."""
+    parents, row, n = tree.parents, tree.row, len(tree.parents)
     X = _transforms(tree, q)
-    V_0 = np.zeros(q.shape[:-1] + (6,))                 # the base is at rest ...
-    A_0 = -np.concatenate((np.zeros_like(g), g), axis=-1)   # ... and accelerates at -g
-    V, A, F = [None] * n, [None] * n, [None] * n
-    for i in range(n):                                   # outward: velocities, accelerations
-        V_p, A_p = (V_0, A_0) if parents[i] < 0 else (V[parents[i]], A[parents[i]])
-        V[i] = _mv(X[i], V_p) + S[i] * qd[..., i, None]
-        A[i] = _mv(X[i], A_p) + S[i] * qdd[..., i, None] + _crm(V[i], S[i] * qd[..., i, None])
-        F[i] = _mv(I[i], A[i]) + _crf(V[i], _mv(I[i], V[i]))
-    tau = np.empty(q.shape)
-    for i in reversed(range(n)):                         # inward: wrenches, joint forces
-        tau[..., i] = F[i] @ S[i]
+    B = q.shape[1]
+    VA_0 = np.zeros((6, 2, B))                           # [V_0, A_0]: the base at rest,
+    VA_0[3:, 1] = -g                                     # accelerating at -g
+    VA, F = [None] * n, [None] * n
+    for i in range(n):                                   # outward
+        VA[i] = _motion(X[i], VA_0 if parents[i] < 0 else VA[parents[i]])   # [X_i V_p, X_i A_p]
+        V_i, A_i = VA[i][:, 0], VA[i][:, 1]
+        V_i[row[i]] += qd[i]                             # V_i = X_i V_p + S_i qd_i
+        A_i[row[i]] += qdd[i]                            # A_i = X_i A_p + S_i qdd_i + (V_i x S_i) qd_i
+        A_i += _cross_axis(V_i, row[i]) * qd[i]
+        IV_i, IA_i = _matmul(tree.I[i], VA[i]).transpose(1, 0, 2)
+        F[i] = IA_i + _crf(V_i, IV_i)                    # F_i = I_i A_i + V_i x* I_i V_i
+    tau = np.empty((n, B))
+    for i in reversed(range(n)):                         # inward
+        tau[i] = F[i][row[i]]                            # tau_i = S_i^T F_i
         if parents[i] >= 0:
-            F[parents[i]] = F[parents[i]] + _mtv(X[i], F[i])
+            F[parents[i]] += _force_back(X[i], F[i])     # F_p += X_i^T F_i
     return tau
 
 
-def _crba(tree: Tree, q) -> np.ndarray:
-    parents, S, I = tree.parents, tree.axes, tree.inertias
-    n = len(parents)
+def _crba(tree: _Aligned, q) -> np.ndarray:
+    """H (n, n, B) from q (n, B), in aligned body coordinates."""
+    parents, row, n = tree.parents, tree.row, len(tree.parents)
     X = _transforms(tree, q)
-    Ic = [np.broadcast_to(I[i], q.shape[:-1] + (6, 6)) for i in range(n)]
-    for i in reversed(range(n)):                         # composite inertias, leaves first
-        if parents[i] >= 0:
-            Ic[parents[i]] = Ic[parents[i]] + np.swapaxes(X[i], -1, -2) @ Ic[i] @ X[i]
-    H = np.zeros(q.shape + (n,))
-    for i in range(n):
-        F = Ic[i] @ S[i]                                 # I^c_i S_i, a wrench in body i
-        H[..., i, i] = F @ S[i]
-        j = i
-        while parents[j] >= 0:                           # carried toward the root
-            F = _mtv(X[j], F)
-            j = parents[j]
-            H[..., i, j] = H[..., j, i] = F @ S[j]
+    B = q.shape[1]
+    Ic = [np.broadcast_to(tree.I_params[i], (10, B)) for i in range(n)]   # I^c_i = I_i, ...
+    F = [[] for _ in range(n)]          # per body: (columns j, wrenches I^c_j S_j in its coordinates)
+    H = np.zeros((n, n, B))
+    for i in reversed(range(n)):                         # leaves first
+        cols = [i] + [j for j, _ in F[i]]
+        F_i = np.stack([_composite_times_axis(Ic[i], row[i])] + [f for _, f in F[i]], axis=1)
+        H[i, cols] = F_i[row[i]]                         # H_ij = S_i^T (X^T ... I^c_j S_j)
+        H[cols, i] = F_i[row[i]]
+        p = parents[i]
+        if p >= 0:
+            Ic[p] = Ic[p] + _inertia_back(X[i], Ic[i])   # I^c_p += X_i^T I^c_i X_i
+            F[p] += list(zip(cols, _force_back(X[i], F_i).transpose(1, 0, 2)))   # carried inward
     return H
+
+
+def _composite_times_axis(p: np.ndarray, row: int) -> np.ndarray:
+    """I S for the inertia with 10 numbers p (10, B) and S = e_row: column ``row`` of the 6x6."""
+    xx, yy, zz, xy, xz, yz, hx, hy, hz, m = p
+    zero = np.zeros_like(m)
+    if row == 2:                                         # [I e_z; -[h]x e_z] = [I e_z; z x h]
+        return np.stack((xz, yz, zz, -hy, hx, zero))
+    return np.stack((hy, -hx, zero, zero, zero, m))      # [[h]x e_z; m e_z]
 
 
 # --- public functions --------------------------------------------------------------------
@@ -357,7 +523,8 @@ def inverse_dynamics(tree, q, qd, qdd, gravity=_G) -> np.ndarray:
     q, qd, qdd = (_joint_values(name, v, n) for name, v in (("q", q), ("qd", qd), ("qdd", qdd)))
     g = _gravity(gravity)
     q, qd, qdd, g = _broadcast(("q", q, 1), ("qd", qd, 1), ("qdd", qdd, 1), ("gravity", g, 1))
-    return _rnea(tree, q, qd, qdd, g)
+    tau = _in_blocks(functools.partial(_rnea, _aligned(tree)), (n,), *_columns(q, qd, qdd, g))
+    return tau.T.reshape(q.shape)
 
 
 def mass_matrix(tree, q) -> np.ndarray:
@@ -387,8 +554,10 @@ def mass_matrix(tree, q) -> np.ndarray:
     array([[0.426667]])
     """
     tree = _check_tree(tree)
-    q = _joint_values("q", q, len(tree.parents))
-    return _crba(tree, q)
+    n = len(tree.parents)
+    q = _joint_values("q", q, n)
+    H = _in_blocks(functools.partial(_crba, _aligned(tree)), (n, n), *_columns(q))
+    return np.moveaxis(H, -1, 0).reshape(q.shape + (n,))
 
 
 def forward_dynamics(tree, q, qd, tau, gravity=_G) -> np.ndarray:
@@ -420,9 +589,11 @@ def forward_dynamics(tree, q, qd, tau, gravity=_G) -> np.ndarray:
     q, qd, tau = (_joint_values(name, v, n) for name, v in (("q", q), ("qd", qd), ("tau", tau)))
     g = _gravity(gravity)
     q, qd, tau, g = _broadcast(("q", q, 1), ("qd", qd, 1), ("tau", tau, 1), ("gravity", g, 1))
-    C = _rnea(tree, q, qd, np.zeros_like(qd), g)
-    H = _crba(tree, q)
+    aligned = _aligned(tree)
+    q_, qd_, tau_, g_ = _columns(q, qd, tau, g)
+    C = _in_blocks(functools.partial(_rnea, aligned), (n,), q_, qd_, np.zeros_like(qd_), g_)   # (n, B)
+    H = np.moveaxis(_in_blocks(functools.partial(_crba, aligned), (n, n), q_), -1, 0)      # (B, n, n)
     try:
-        return np.linalg.solve(H, (tau - C)[..., None])[..., 0]
+        return np.linalg.solve(H, (tau_ - C).T[..., None])[..., 0].reshape(q.shape)
     except np.linalg.LinAlgError:
         raise ValueError("tree: expected bodies with mass along every joint; the mass matrix H(q) is singular")  from None

@@ -403,3 +403,18 @@ BAD_CALLS = [
 def test_bad_arguments_name_the_argument(call, name):
     with pytest.raises(ValueError, match=rf"^{name}\b"):
         call()
+
+
+def test_large_batches_equal_small_ones():
+    """Across the library's internal blocks of states, results equal those of small calls."""
+    spec, gravity, _, _, _, _ = _case(12, 6, False)
+    tree = to_tree(spec)
+    rng = np.random.default_rng(9)
+    N = 2 * 8192 + 37
+    q, qd, qdd = (rng.normal(size=(N, 6)) for _ in range(3))
+    tau, H = sb.inverse_dynamics(tree, q, qd, qdd, gravity), sb.mass_matrix(tree, q)
+    qdd_fd = sb.forward_dynamics(tree, q, qd, tau, gravity)
+    for k in list(range(0, N, 997)) + [8191, 8192, N - 1]:
+        np.testing.assert_allclose(tau[k], sb.inverse_dynamics(tree, q[k], qd[k], qdd[k], gravity), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(H[k], sb.mass_matrix(tree, q[k]), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(qdd_fd, qdd, rtol=1e-8, atol=1e-8)
