@@ -271,7 +271,10 @@ def test_bad_argument_raises_value_error_naming_it(name, param, kind):
     except Exception as exc:                      # noqa: BLE001 - any other type is the failure
         pytest.fail(f"{name}({param}=<{kind}>) raised {type(exc).__name__}, not ValueError: {exc}")
     else:
-        pytest.fail(f"{name}({param}=<{kind}>) raised nothing and returned {out!r:.200}")
+        pytest.fail(
+            f"{name}({param}=<{kind}>) raised nothing and returned {out!r:.200}. If {param} legitimately "
+            f"accepts this kind of value, add ({name!r}, {param!r}, {kind!r}) to EXEMPT with the reason."
+        )
 
 
 def _batched(value, n: int) -> np.ndarray:
