@@ -7,10 +7,10 @@ turned about base x (the leaves' line at q = 0), so gravity in base coordinates 
 g_b = R_x(tilt)^T (0, 0, -9.81): its part across the hinges, 9.81 sin(tilt) along -y,
 pulls the leaves toward -y.  The joint torques that produce (q, q̇, q̈) are
 
-    tau = H(q) q̈ + C(q, q̇) + G(q)
+    tau = H(q) q̈ + C_v(q, q̇) + G(q)
 
 with the mass matrix H from ``sb.mass_matrix`` (CRBA) and the three parts from
-``sb.inverse_dynamics`` (RNEA): C = RNEA(q, q̇, 0) without gravity (Coriolis and centripetal),
+``sb.inverse_dynamics`` (RNEA): C_v = RNEA(q, q̇, 0) without gravity (Coriolis and centripetal),
 G = RNEA(q, 0, 0) with gravity.  At zero tilt G = 0 for every q: gravity is parallel to the
 hinges and has no moment about them; it loads only the bearings.
 
@@ -152,27 +152,27 @@ def _arc(center, tau, r=0.13):
 
 
 class BifoldDoor(Experiment):
-    """E8: the bifold door's joint torques, tau = H q̈ + C + G, with H's properties and the power balance."""
+    """E8: the bifold door's joint torques, tau = H q̈ + C_v + G, with H's properties and the power balance."""
 
     name = "bifold_door"
     title = "E8 the bifold door as a chain"
     alt = ("Left: the two leaves of a bifold door seen along the hinge line, with the force the "
            "hinges apply to each leaf at its centre of mass, arcs for the two joint torques and "
            "gravity's component across the hinges. Right: for each joint, bars of the inertial "
-           "part H times q double dot, the velocity part C and the gravity part G, with the total "
+           "part H times q double dot, the velocity part C_v and the gravity part G, with the total "
            "torque marked.")
     CONTROLS = CONTROLS
     READOUTS = (
-        ("τ = H q̈ + C + G", "tau", "N m"),
+        ("τ = H q̈ + C_v + G", "tau", "N m"),
         ("H q̈ (inertial)", "inertial", "N m"),
-        ("C (velocity)", "velocity", "N m"),
+        ("C_v (velocity)", "velocity", "N m"),
         ("G (gravity)", "gravity", "N m"),
         ("H (row by row)", "H", "kg m²"),
         ("max |H − Hᵀ|", "asymmetry", "kg m²"),
         ("eigenvalues of H", "H_eigenvalues", "kg m²"),
         ("power τᵀq̇", "power", "W"),
         ("dT/dt + dV/dt", "energy_rate", "W"),
-        ("q̇ᵀC (= ½ q̇ᵀḢq̇)", "velocity_power", "W"),
+        ("q̇ᵀC_v (= ½ q̇ᵀḢq̇)", "velocity_power", "W"),
     )
     main_control = "q2"
     scene = staticmethod(scene)
@@ -210,7 +210,7 @@ class BifoldDoor(Experiment):
         bx = fig.add_axes((0.6, 0.12, 0.37, 0.78))
         xs = np.arange(2)
         colors = (COLORS["green"], COLORS["purple"], COLORS["orange"])
-        labels = ("H q̈ (inertial)", "C (velocity)", "G (gravity)")
+        labels = ("H q̈ (inertial)", "C_v (velocity)", "G (gravity)")
         self.bars = []
         for k, (color, label) in enumerate(zip(colors, labels)):
             group = bx.bar(xs + (k - 1) * 0.25, np.zeros(2), 0.24, color=color, label=label)
@@ -226,7 +226,7 @@ class BifoldDoor(Experiment):
         bx.grid(True, axis="y", alpha=0.3)
         bx.legend(handles=[*self.bars, Line2D([], [], color="black", lw=2.5, label="τ (sum)")],
                   loc="upper right", fontsize=7)
-        bx.set_title("τ = H q̈ + C(q, q̇) + G(q)", fontsize=10)
+        bx.set_title("τ = H q̈ + C_v(q, q̇) + G(q)", fontsize=10)
 
     def _draw(self, s):
         n, p = s["numbers"], s["points"]
