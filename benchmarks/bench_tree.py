@@ -11,6 +11,7 @@ random states each, inverse dynamics (tau) and the mass matrix (H) are computed
 (c) by a Python loop of per-call ``mujoco.mj_inverse`` (after writing qpos, qvel, qacc) and, for
     H, ``mj_kinematics``, ``mj_comPos``, ``mj_crb`` and ``mj_fullM`` (the least MuJoCo needs).
 
+Every figure is the best of ``--repeats`` runs (on a shared machine other work only adds time).
 The loops are timed on fewer calls (``--calls``) and scaled: their cost per call is constant.
 The states are split into rows beforehand, so a loop pays only for the calls themselves.  The
 first rows of every engine are compared with sb's, so the figures are for the same numbers.
@@ -107,14 +108,15 @@ def mj_model(bodies, gravity):
 # --- timing --------------------------------------------------------------------------------
 
 
-def median_seconds(fn, repeats: int) -> float:
+def best_seconds(fn, repeats: int) -> float:
+    """The fastest of several runs: the machine may be shared, and other work only ever adds."""
     fn()                                   # warm up
     times = []
     for _ in range(repeats):
         t0 = time.perf_counter()
         fn()
         times.append(time.perf_counter() - t0)
-    return float(np.median(times))
+    return float(np.min(times))
 
 
 def per_call(fn, rows, repeats: int) -> float:
@@ -122,7 +124,7 @@ def per_call(fn, rows, repeats: int) -> float:
     def run():
         for k in range(rows):
             fn(k)
-    return median_seconds(run, repeats) / rows
+    return best_seconds(run, repeats) / rows
 
 
 def bench(name, bodies, n, calls, repeats, rng):
@@ -134,8 +136,8 @@ def bench(name, bodies, n, calls, repeats, rng):
     qr, qdr, qddr = rows
 
     # (a) spatialbook, batched
-    t_sb_tau = median_seconds(lambda: sb.inverse_dynamics(tree, q, qd, qdd, gravity), repeats) / n
-    t_sb_H = median_seconds(lambda: sb.mass_matrix(tree, q), repeats) / n
+    t_sb_tau = best_seconds(lambda: sb.inverse_dynamics(tree, q, qd, qdd, gravity), repeats) / n
+    t_sb_H = best_seconds(lambda: sb.mass_matrix(tree, q), repeats) / n
 
     # (b) Pinocchio, per call
     pm = pin_model(bodies, gravity)

@@ -33,6 +33,7 @@ Units: q_i in rad (revolute) or m (prismatic), tau_i in N m or N, lengths m, mas
 from __future__ import annotations
 
 import functools
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -219,54 +220,84 @@ def _gravity(value) -> np.ndarray:
     return as_array("gravity", _numbers("gravity", value), (3,))
 
 
+def _rows(*arrays: np.ndarray) -> list[np.ndarray]:
+    """Checked (..., k) arrays with one batch shape -> (B, k) arrays, B = batch size."""
+    return [arr.reshape(-1, arr.shape[-1]) for arr in arrays]
+
+
 def _broadcast(*items: tuple[str, np.ndarray, int]) -> list[np.ndarray]:
     """Broadcast the checked arrays' batch axes against each other (naming them if they clash)."""
     batch = batch_shape(*items)
     return [np.broadcast_to(arr, batch + arr.shape[arr.ndim - core:]) for _, arr, core in items]
 
 
-def _columns(*arrays: np.ndarray) -> list[np.ndarray]:
-    """Checked (..., k) arrays with one batch shape -> contiguous (k, B) arrays, B = batch size."""
-    return [np.ascontiguousarray(arr.reshape(-1, arr.shape[-1]).T) for arr in arrays]
+# --- evaluation in blocks of states ---------------------------------------------------------
+#
+# Layout: inside the algorithms a batch of 6-vectors is a (6, b) array (component first), so
+# each component is one contiguous row and a constant 6x6 matrix acts on all b vectors in one
+# matrix product.  A large batch is evaluated in blocks of ``_STATES_PER_BLOCK`` states (each
+# block one vectorized evaluation): a block's arrays stay in the CPU cache, and they are taken
+# from an ``_Arena`` of buffers reused block after block, because numpy would allocate every
+# large intermediate afresh, and the OS then maps in zeroed pages, which costs more than the
+# arithmetic on them.
 
-
-#: States per block in :func:`_in_blocks`: a block's intermediate arrays stay in the CPU cache.
+#: States per block in :func:`_in_blocks`.
 _STATES_PER_BLOCK = 8192
 
 
-def _in_blocks(kernel, shape: tuple[int, ...], *columns: np.ndarray) -> np.ndarray:
-    """``kernel(*columns)`` (each (k, B); result shape + (B,)), evaluated on blocks of states.
+class _Arena:
+    """Named scratch arrays, reused: ``arena("V", 6, b)`` is a contiguous (6, b) array."""
 
-    Every block is one vectorized evaluation over thousands of states; splitting a large batch
-    only keeps the intermediates in cache (several times faster than one pass over 10^5)."""
-    B = columns[0].shape[-1]
-    out = np.empty(shape + (B,))
+    def __init__(self):
+        self._flat: dict[str, np.ndarray] = {}
+
+    def __call__(self, name: str, *shape: int) -> np.ndarray:
+        size = math.prod(shape)
+        flat = self._flat.get(name)
+        if flat is None or flat.size < size:
+            flat = self._flat[name] = np.empty(size)
+        return flat[:size].reshape(shape)
+
+
+def _in_blocks(kernel, shape: tuple[int, ...], *inputs: np.ndarray) -> np.ndarray:
+    """``kernel(*columns, arena)`` on blocks of states, gathered into a (B,) + shape array.
+
+    ``inputs`` are checked (B, k) arrays (batch first); each block of them is handed to the
+    kernel transposed, as contiguous (k, b) arrays, and the kernel returns shape + (b,)."""
+    B = inputs[0].shape[0]
+    out = np.empty((B,) + shape)
+    arena = _Arena()
     for start in range(0, B, _STATES_PER_BLOCK):
         block = slice(start, start + _STATES_PER_BLOCK)
-        out[..., block] = kernel(*(c[:, block] for c in columns))
+        columns = []
+        for k, arr in enumerate(inputs):
+            col = arena(f"in{k}", arr.shape[1], len(range(*block.indices(B))))
+            col[...] = arr[block].T
+            columns.append(col)
+        out[block] = np.moveaxis(kernel(*columns, arena), -1, 0)
     return out
 
 
-# --- unchecked kernels (inside the loops over bodies) ---------------------------------------
+# --- the tree in aligned body coordinates (once per tree) ------------------------------------
 #
-# Layout: inside the algorithms a batch of 6-vectors is a (6, B) array (component first), so
-# each component is one contiguous row and a constant 6x6 matrix acts on all B vectors in one
-# matrix product.  Each body's axes are turned once per tree (``_aligned``) so that its joint
-# axis is z: S_i = e_z (revolute, row 2) or e_z of the linear part (prismatic, row 5), and
-# X_J(q_i) changes only the x and y rows.  That is a change of body coordinates, so tau, H and
-# qdd are unchanged; the q = 0 placement and the inertia are re-expressed to match.
+# Each body's axes are turned once per tree so that its joint axis is z: S_i = e_z (revolute,
+# row 2) or e_z of the linear part (prismatic, row 5), and X_J(q_i) changes only the x and y
+# rows.  That is a change of body coordinates, so tau, H and qdd are unchanged; the q = 0
+# placements and the inertias are re-expressed to match.
 
 
 class _Aligned(NamedTuple):
     """A tree in aligned body coordinates (constant per tree)."""
     parents: tuple
-    prismatic: tuple      # per body: True for a prismatic joint
-    row: tuple            # per body: the row of S_i = e_row (2 revolute, 5 prismatic)
-    T: np.ndarray         # (n, 6, 6) X_T,i between aligned frames
-    Tt: np.ndarray        # (n, 6, 6) its transpose, contiguous
-    I: np.ndarray         # (n, 6, 6) inertias in aligned body axes
-    I_params: np.ndarray  # (n, 10, 1) the same as [xx yy zz xy xz yz hx hy hz m]
+    prismatic: tuple        # per body: True for a prismatic joint
+    row: tuple              # per body: the row of S_i = e_row (2 revolute, 5 prismatic)
+    T: np.ndarray           # (n, 6, 6) X_T,i between aligned frames
+    Tt: np.ndarray          # (n, 6, 6) its transpose, contiguous
+    I: np.ndarray           # (n, 6, 6) inertias in aligned body axes
+    I_params: np.ndarray    # (n, 10, 1) the same as [xx yy zz xy xz yz hx hy hz m]
     congruence: np.ndarray  # (n, 10, 10) X_T,i^T (.) X_T,i acting on those 10 numbers
+    subtree: tuple          # per body: its subtree's bodies, itself first (children's in order)
+    slot: tuple             # per body: where its subtree starts in its parent's subtree
 
 
 def _axis_frame(n: np.ndarray) -> np.ndarray:
@@ -310,9 +341,16 @@ def _aligned_cached(n: int, parents: bytes, placements: bytes, axes: bytes, iner
     I_al = np.stack([P[i].T @ I[i] @ P[i] for i in range(n)])
     basis = [_inertia_matrix(e) for e in np.eye(10)]
     congruence = np.stack([np.column_stack([_inertia_params(T[i].T @ M @ T[i]) for M in basis]) for i in range(n)])
+    subtree, slot = [[i] for i in range(n)], [0] * n
+    for i in reversed(range(n)):
+        p = int(parents_[i])
+        if p >= 0:
+            slot[i] = len(subtree[p])
+            subtree[p] += subtree[i]
     return _Aligned(tuple(int(p) for p in parents_), prismatic, tuple(5 if pr else 2 for pr in prismatic),
                     T, np.ascontiguousarray(np.swapaxes(T, 1, 2)), I_al,
-                    np.stack([_inertia_params(M) for M in I_al])[:, :, None], congruence)
+                    np.stack([_inertia_params(M) for M in I_al])[:, :, None], congruence,
+                    tuple(tuple(s) for s in subtree), tuple(slot))
 
 
 def _aligned(tree: Tree) -> _Aligned:
@@ -321,9 +359,12 @@ def _aligned(tree: Tree) -> _Aligned:
                            tree.axes.tobytes(), tree.inertias.tobytes())
 
 
+# --- unchecked kernels (inside the loops over bodies; arrays (k, b), results in place) -------
+
+
 class _X(NamedTuple):
-    """X_i = X_J(q_i) X_T,i for a batch: the constant X_T,i (T, its transpose Tt and its
-    congruence L on inertias) and cos, sin of q_i (revolute) or q_i itself in s (prismatic:
+    """X_i = X_J(q_i) X_T,i for a block of states: the constant X_T,i (T, its transpose Tt and
+    its congruence L on inertias) and cos, sin of q_i (revolute) or q_i itself in s (prismatic:
     then c is None)."""
     T: np.ndarray
     Tt: np.ndarray
@@ -332,11 +373,32 @@ class _X(NamedTuple):
     s: np.ndarray
 
 
-def _transforms(tree: _Aligned, q: np.ndarray) -> list[_X]:
-    """X_i for every body; q is (n, B)."""
-    return [_X(tree.T[i], tree.Tt[i], tree.congruence[i], None, q[i]) if tree.prismatic[i]
-            else _X(tree.T[i], tree.Tt[i], tree.congruence[i], np.cos(q[i]), np.sin(q[i]))
-            for i in range(len(tree.parents))]
+def _transforms(tree: _Aligned, q: np.ndarray, arena: _Arena) -> list[_X]:
+    """X_i for every body; q is (n, b)."""
+    n, b = q.shape
+    c, s = arena("cos", n, b), arena("sin", n, b)
+    X = []
+    for i in range(n):
+        if tree.prismatic[i]:
+            X.append(_X(tree.T[i], tree.Tt[i], tree.congruence[i], None, q[i]))
+        else:
+            _cos_sin(q[i], c[i], s[i])
+            X.append(_X(tree.T[i], tree.Tt[i], tree.congruence[i], c[i], s[i]))
+    return X
+
+
+def _cos_sin(q: np.ndarray, c: np.ndarray, s: np.ndarray) -> None:
+    """c = cos q and s = sin q from t = tan(q/2): c = (1 - t^2)/(1 + t^2), s = 2t/(1 + t^2).
+
+    As accurate (both formulas are well conditioned for every t) and several times faster:
+    numpy vectorizes tan for float64 but evaluates cos and sin one value at a time."""
+    np.multiply(q, 0.5, out=s)
+    np.tan(s, out=s)                                     # s = t
+    np.multiply(s, s, out=c)                             # c = t^2
+    r = 1.0 / (1.0 + c)
+    np.subtract(1.0, c, out=c)
+    c *= r
+    s *= 2.0 * r
 
 
 #: Work per BLAS call in :func:`_matmul` (rows x columns x inner length).  OpenBLAS runs a
@@ -345,132 +407,192 @@ def _transforms(tree: _Aligned, q: np.ndarray) -> list[_X]:
 _BLAS_WORK = 200_000
 
 
-def _matmul(M: np.ndarray, U: np.ndarray) -> np.ndarray:
-    """A constant matrix times a batch of column vectors U (k, ...): M @ U, row-major result,
-    computed as (U^T M^T)^T, block by block (one BLAS call per block of columns)."""
-    U2 = np.ascontiguousarray(U).reshape(U.shape[0], -1)
-    out = np.empty((M.shape[0], U2.shape[1]))
+def _matmul(M: np.ndarray, U: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """out = M @ U for a constant matrix M and a batch of column vectors U (k, ...), computed as
+    (U^T M^T)^T block by block of columns (one BLAS call each).  U and out are contiguous."""
+    U2, out2 = U.reshape(U.shape[0], -1), out.reshape(out.shape[0], -1)
     Mt, step = M.T, max(256, _BLAS_WORK // M.size)
     for start in range(0, U2.shape[1], step):
-        np.matmul(U2[:, start:start + step].T, Mt, out=out[:, start:start + step].T)
-    return out.reshape((M.shape[0],) + U.shape[1:])
-
-
-def _motion(X: _X, U: np.ndarray) -> np.ndarray:
-    """X U for motion vectors U (6, ...): first X_T,i, then the joint's X_J(q_i)."""
-    W = _matmul(X.T, U)
-    if X.c is None:                                      # translate by z q: v -= (z q) x w
-        W[3] += X.s * W[1]
-        W[4] -= X.s * W[0]
-    else:                                                # turn by q about z: R^T on both halves
-        x, y = W[0::3], W[1::3]                          # rows (0, 3) and (1, 4)
-        x_new = X.c * x + X.s * y
-        y[...] = X.c * y - X.s * x
-        x[...] = x_new
-    return W
-
-
-def _force_back(X: _X, F: np.ndarray) -> np.ndarray:
-    """X^T F: a wrench (6, ...) in body i's coordinates re-expressed in its parent's."""
-    G = np.array(F)
-    if X.c is None:                                      # tau += (z q) x f
-        G[0] -= X.s * F[4]
-        G[1] += X.s * F[3]
-    else:                                                # R on both halves
-        x, y = F[0::3], F[1::3]
-        G[0::3] = X.c * x - X.s * y
-        G[1::3] = X.s * x + X.c * y
-    return _matmul(X.Tt, G)
-
-
-def _cross_axis(V: np.ndarray, row: int) -> np.ndarray:
-    """V x S for S = e_row (row 2: [0 0 1 0 0 0], row 5: [0 0 0 0 0 1])."""
-    out = np.zeros_like(V)
-    if row == 2:                                         # [w x z; v x z]
-        out[0], out[1], out[3], out[4] = V[1], -V[0], V[4], -V[3]
-    else:                                                # [0; w x z]
-        out[3], out[4] = V[1], -V[0]
+        np.matmul(U2[:, start:start + step].T, Mt, out=out2[:, start:start + step].T)
     return out
 
 
-def _cross3(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return np.stack((a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]))
+def _motion(X: _X, U: np.ndarray, out: np.ndarray, arena: _Arena) -> np.ndarray:
+    """out = X U for motion vectors U (6, ...): first X_T,i, then the joint's X_J(q_i)."""
+    W = _matmul(X.T, U, out)
+    c, s = X.c, X.s
+    if c is None:                                        # translate by z q: v -= (z q) x w
+        t = arena("motion1", *W.shape[1:])
+        W[3] += np.multiply(s, W[1], out=t)
+        W[4] -= np.multiply(s, W[0], out=t)
+    else:                                                # turn by q about z: R^T on both halves
+        x, y = W[0::3], W[1::3]                          # rows (0, 3) and (1, 4)
+        sy, sx = arena("motion2", *x.shape), arena("motion3", *x.shape)
+        np.multiply(s, y, out=sy)
+        np.multiply(s, x, out=sx)
+        y *= c
+        y -= sx                                          # y' = c y - s x
+        x *= c
+        x += sy                                          # x' = c x + s y
+    return W
 
 
-def _crf(V: np.ndarray, F: np.ndarray) -> np.ndarray:
-    """V x* F = [w x tau + v x f; w x f] for (6, B) arrays."""
+def _force_back(X: _X, F: np.ndarray, out: np.ndarray, arena: _Arena) -> np.ndarray:
+    """out = X^T F: wrenches F (6, ...) in body i's coordinates re-expressed in its parent's.
+    F itself is overwritten (with X_J^T F) on the way."""
+    c, s = X.c, X.s
+    if c is None:                                        # tau += (z q) x f
+        t = arena("force1", *F.shape[1:])
+        F[0] -= np.multiply(s, F[4], out=t)
+        F[1] += np.multiply(s, F[3], out=t)
+    else:                                                # R on both halves
+        x, y = F[0::3], F[1::3]
+        sy, sx = arena("force2", *x.shape), arena("force3", *x.shape)
+        np.multiply(s, y, out=sy)
+        np.multiply(s, x, out=sx)
+        y *= c
+        y += sx                                          # y' = s x + c y
+        x *= c
+        x -= sy                                          # x' = c x - s y
+    return _matmul(X.Tt, F, out)
+
+
+def _add_velocity_product(A: np.ndarray, V: np.ndarray, row: int, qd: np.ndarray, arena: _Arena) -> None:
+    """A += (V x S) qd for S = e_row: row 2 (revolute) V x S = [w x z; v x z], row 5 [0; w x z]."""
+    if row == 2:                                         # (w x z, v x z) = (w_y, -w_x, 0), ...
+        t = arena("velocity_product", 2, V.shape[1])
+        A[0::3] += np.multiply(V[1::3], qd, out=t)
+        A[1::3] -= np.multiply(V[0::3], qd, out=t)
+    else:
+        t = arena("velocity_product", V.shape[1])
+        A[3] += np.multiply(V[1], qd, out=t)
+        A[4] -= np.multiply(V[0], qd, out=t)
+
+
+def _cross3(a: np.ndarray, b: np.ndarray, out: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """out = a x b for component-first arrays (3, ...); t is scratch shaped like out[0]."""
+    for k, (i, j) in enumerate(((1, 2), (2, 0), (0, 1))):
+        np.multiply(a[i], b[j], out=out[k])
+        out[k] -= np.multiply(a[j], b[i], out=t)
+    return out
+
+
+def _crf(V: np.ndarray, F: np.ndarray, out: np.ndarray, arena: _Arena) -> np.ndarray:
+    """out = V x* F = [w x tau + v x f; w x f] for (6, b) arrays."""
+    b = V.shape[1]
     w, v = V[:3], V[3:]
-    return np.concatenate((_cross3(w, F[:3]) + _cross3(v, F[3:]), _cross3(w, F[3:])))
+    pairs = lambda a: a.reshape(2, 3, b).swapaxes(0, 1)  # noqa: E731  (3, 2, b): [tau | f]
+    _cross3(w[:, None], pairs(F), pairs(out), arena("cross1", 2, b))        # [w x tau; w x f]
+    out[:3] += _cross3(v, F[3:], arena("cross2", 3, b), arena("cross3", b))  # + [v x f; 0]
+    return out
 
 
-def _inertia_back(X: _X, p: np.ndarray) -> np.ndarray:
-    """X^T I X on the 10 numbers p (10, ...) of a spatial inertia: I in body i -> parent."""
+def _inertia_back(X: _X, p: np.ndarray, out: np.ndarray, arena: _Arena) -> np.ndarray:
+    """out = X^T I X on the 10 numbers p (10, b) of a spatial inertia: body i -> parent."""
     xx, yy, zz, xy, xz, yz, hx, hy, hz, m = p
+    r = arena("inertia_turned", 10, p.shape[1])          # X_J^T I X_J
     if X.c is None:                                      # shift the origin back by z q
         q = X.s
-        shift = q * (2 * hz + q * m)
-        p = np.stack(np.broadcast_arrays(xx + shift, yy + shift, zz, xy, xz - q * hx, yz - q * hy,
-                                         hx, hy, hz + q * m, m))
+        r[...] = p
+        t = arena("inertia1", p.shape[1])
+        np.multiply(q, m, out=t)
+        r[8] += t                                        # h_z + m q
+        t += hz
+        t += hz
+        t *= q                                           # q (2 h_z + m q)
+        r[0] += t
+        r[1] += t
+        r[4] -= np.multiply(q, hx, out=t)
+        r[5] -= np.multiply(q, hy, out=t)
     else:                                                # turn back by q about z
         c, s = X.c, X.s
-        c2, s2 = c * c - s * s, 2 * s * c
-        a, d = (xx + yy) / 2, (xx - yy) / 2
-        p = np.stack(np.broadcast_arrays(a + c2 * d - s2 * xy, a - c2 * d + s2 * xy, zz, s2 * d + c2 * xy,
-                                         c * xz - s * yz, s * xz + c * yz, c * hx - s * hy, s * hx + c * hy, hz, m))
-    return _matmul(X.L, p)
+        c2, s2, a, d, t = (arena(f"inertia{k}", p.shape[1]) for k in range(5))
+        np.multiply(c, c, out=c2)
+        c2 -= np.multiply(s, s, out=t)                   # cos 2q
+        np.multiply(s, c, out=s2)
+        s2 *= 2.0                                        # sin 2q
+        np.add(xx, yy, out=a)
+        a *= 0.5                                         # (xx + yy) / 2
+        np.subtract(xx, yy, out=d)
+        d *= 0.5                                         # (xx - yy) / 2
+        np.multiply(c2, d, out=t)
+        t -= np.multiply(s2, xy, out=r[2])               # u = cos2q d - sin2q xy
+        np.add(a, t, out=r[0])                           # xx' = a + u
+        np.subtract(a, t, out=r[1])                      # yy' = a - u
+        np.multiply(s2, d, out=r[3])
+        r[3] += np.multiply(c2, xy, out=t)               # xy' = sin2q d + cos2q xy
+        x, y = p[4::2][:2], p[5::2][:2]                  # (xz, hx) and (yz, hy) turn as x and y
+        rx, ry = r[4::2][:2], r[5::2][:2]
+        t2 = arena("inertia5", 2, p.shape[1])
+        np.multiply(c, x, out=rx)
+        rx -= np.multiply(s, y, out=t2)                  # x' = c x - s y
+        np.multiply(s, x, out=ry)
+        ry += np.multiply(c, y, out=t2)                  # y' = s x + c y
+        r[2] = zz
+        r[8] = hz
+        r[9] = m
+    return _matmul(X.L, r, out)
 
 
-def _rnea(tree: _Aligned, q, qd, qdd, g) -> np.ndarray:
-    """tau (n, B) from q, qd, qdd (n, B) and g (3, B or 1), in aligned body coordinates."""
-    parents, row, n = tree.parents, tree.row, len(tree.parents)
-    X = _transforms(tree, q)
-    B = q.shape[1]
-    VA_0 = np.zeros((6, 2, B))                           # [V_0, A_0]: the base at rest,
-    VA_0[3:, 1] = -g                                     # accelerating at -g
-    VA, F = [None] * n, [None] * n
+def _composite_times_axis(p: np.ndarray, row: int, out: np.ndarray) -> np.ndarray:
+    """out = I S for the inertia with 10 numbers p (10, b) and S = e_row: column ``row`` of the 6x6."""
+    xx, yy, zz, xy, xz, yz, hx, hy, hz, m = p
+    if row == 2:                                         # [I e_z; -[h]x e_z] = [I e_z; z x h]
+        out[0], out[1], out[2], out[3], out[4], out[5] = xz, yz, zz, -hy, hx, 0.0
+    else:                                                # [[h]x e_z; m e_z]
+        out[0], out[1], out[2], out[3], out[4], out[5] = hy, -hx, 0.0, 0.0, 0.0, m
+    return out
+
+
+# --- the two algorithms on a block of states -------------------------------------------------
+
+
+def _rnea(tree: _Aligned, q, qd, qdd, g, arena: _Arena) -> np.ndarray:
+    """tau (n, b) from q, qd, qdd (n, b) and g (3, b), in aligned body coordinates."""
+    parents, row = tree.parents, tree.row
+    n, b = q.shape
+    X = _transforms(tree, q, arena)
+    VA, F = arena("VA", n + 1, 6, 2, b), arena("F", n, 6, b)   # VA[i] = [V_i, A_i]; VA[n]: base
+    VA[n] = 0.0                                          # the base at rest,
+    np.negative(g, out=VA[n, 3:, 1])                     # accelerating at -g
+    IVA, crf = arena("IVA", 6, 2, b), arena("crf", 6, b)
     for i in range(n):                                   # outward
-        VA[i] = _motion(X[i], VA_0 if parents[i] < 0 else VA[parents[i]])   # [X_i V_p, X_i A_p]
-        V_i, A_i = VA[i][:, 0], VA[i][:, 1]
+        _motion(X[i], VA[parents[i]], VA[i], arena)      # [X_i V_p, X_i A_p]  (VA[-1] is the base)
+        V_i, A_i = VA[i, :, 0], VA[i, :, 1]
         V_i[row[i]] += qd[i]                             # V_i = X_i V_p + S_i qd_i
         A_i[row[i]] += qdd[i]                            # A_i = X_i A_p + S_i qdd_i + (V_i x S_i) qd_i
-        A_i += _cross_axis(V_i, row[i]) * qd[i]
-        IV_i, IA_i = _matmul(tree.I[i], VA[i]).transpose(1, 0, 2)
-        F[i] = IA_i + _crf(V_i, IV_i)                    # F_i = I_i A_i + V_i x* I_i V_i
-    tau = np.empty((n, B))
+        _add_velocity_product(A_i, V_i, row[i], qd[i], arena)
+        _matmul(tree.I[i], VA[i], IVA)                   # [I_i V_i, I_i A_i]
+        np.add(IVA[:, 1], _crf(V_i, IVA[:, 0], crf, arena), out=F[i])   # F_i = I_i A_i + V_i x* I_i V_i
+    tau, back = arena("tau", n, b), arena("back", 6, b)
     for i in reversed(range(n)):                         # inward
-        tau[i] = F[i][row[i]]                            # tau_i = S_i^T F_i
+        tau[i] = F[i, row[i]]                            # tau_i = S_i^T F_i
         if parents[i] >= 0:
-            F[parents[i]] += _force_back(X[i], F[i])     # F_p += X_i^T F_i
+            F[parents[i]] += _force_back(X[i], F[i], back, arena)   # F_p += X_i^T F_i
     return tau
 
 
-def _crba(tree: _Aligned, q) -> np.ndarray:
-    """H (n, n, B) from q (n, B), in aligned body coordinates."""
-    parents, row, n = tree.parents, tree.row, len(tree.parents)
-    X = _transforms(tree, q)
-    B = q.shape[1]
-    Ic = [np.broadcast_to(tree.I_params[i], (10, B)) for i in range(n)]   # I^c_i = I_i, ...
-    F = [[] for _ in range(n)]          # per body: (columns j, wrenches I^c_j S_j in its coordinates)
-    H = np.zeros((n, n, B))
+def _crba(tree: _Aligned, q, arena: _Arena) -> np.ndarray:
+    """H (n, n, b) from q (n, b), in aligned body coordinates."""
+    parents, row, subtree, slot = tree.parents, tree.row, tree.subtree, tree.slot
+    n, b = q.shape
+    X = _transforms(tree, q, arena)
+    Ic, back = arena("Ic", n, 10, b), arena("Ic_back", 10, b)
+    Ic[...] = tree.I_params                              # I^c_i = I_i + (children, added below)
+    H = arena("H", n, n, b)
+    H[...] = 0.0
+    # F[i]: the wrenches I^c_j S_j of every body j in i's subtree, in i's coordinates
+    F = [arena(f"F{i}", 6, len(subtree[i]), b) for i in range(n)]
     for i in reversed(range(n)):                         # leaves first
-        cols = [i] + [j for j, _ in F[i]]
-        F_i = np.stack([_composite_times_axis(Ic[i], row[i])] + [f for _, f in F[i]], axis=1)
-        H[i, cols] = F_i[row[i]]                         # H_ij = S_i^T (X^T ... I^c_j S_j)
-        H[cols, i] = F_i[row[i]]
+        _composite_times_axis(Ic[i], row[i], F[i][:, 0])
+        H[i, list(subtree[i])] = F[i][row[i]]            # H_ij = S_i^T (X^T ... I^c_j S_j)
+        H[list(subtree[i]), i] = F[i][row[i]]
         p = parents[i]
         if p >= 0:
-            Ic[p] = Ic[p] + _inertia_back(X[i], Ic[i])   # I^c_p += X_i^T I^c_i X_i
-            F[p] += list(zip(cols, _force_back(X[i], F_i).transpose(1, 0, 2)))   # carried inward
+            Ic[p] += _inertia_back(X[i], Ic[i], back, arena)        # I^c_p += X_i^T I^c_i X_i
+            carried = _force_back(X[i], F[i], arena("F_back", *F[i].shape), arena)
+            F[p][:, slot[i]:slot[i] + len(subtree[i])] = carried     # ... carried toward the root
     return H
-
-
-def _composite_times_axis(p: np.ndarray, row: int) -> np.ndarray:
-    """I S for the inertia with 10 numbers p (10, B) and S = e_row: column ``row`` of the 6x6."""
-    xx, yy, zz, xy, xz, yz, hx, hy, hz, m = p
-    zero = np.zeros_like(m)
-    if row == 2:                                         # [I e_z; -[h]x e_z] = [I e_z; z x h]
-        return np.stack((xz, yz, zz, -hy, hx, zero))
-    return np.stack((hy, -hx, zero, zero, zero, m))      # [[h]x e_z; m e_z]
 
 
 # --- public functions --------------------------------------------------------------------
@@ -523,8 +645,8 @@ def inverse_dynamics(tree, q, qd, qdd, gravity=_G) -> np.ndarray:
     q, qd, qdd = (_joint_values(name, v, n) for name, v in (("q", q), ("qd", qd), ("qdd", qdd)))
     g = _gravity(gravity)
     q, qd, qdd, g = _broadcast(("q", q, 1), ("qd", qd, 1), ("qdd", qdd, 1), ("gravity", g, 1))
-    tau = _in_blocks(functools.partial(_rnea, _aligned(tree)), (n,), *_columns(q, qd, qdd, g))
-    return tau.T.reshape(q.shape)
+    tau = _in_blocks(functools.partial(_rnea, _aligned(tree)), (n,), *_rows(q, qd, qdd, g))
+    return tau.reshape(q.shape)
 
 
 def mass_matrix(tree, q) -> np.ndarray:
@@ -556,8 +678,8 @@ def mass_matrix(tree, q) -> np.ndarray:
     tree = _check_tree(tree)
     n = len(tree.parents)
     q = _joint_values("q", q, n)
-    H = _in_blocks(functools.partial(_crba, _aligned(tree)), (n, n), *_columns(q))
-    return np.moveaxis(H, -1, 0).reshape(q.shape + (n,))
+    H = _in_blocks(functools.partial(_crba, _aligned(tree)), (n, n), *_rows(q))
+    return H.reshape(q.shape + (n,))
 
 
 def forward_dynamics(tree, q, qd, tau, gravity=_G) -> np.ndarray:
@@ -590,10 +712,10 @@ def forward_dynamics(tree, q, qd, tau, gravity=_G) -> np.ndarray:
     g = _gravity(gravity)
     q, qd, tau, g = _broadcast(("q", q, 1), ("qd", qd, 1), ("tau", tau, 1), ("gravity", g, 1))
     aligned = _aligned(tree)
-    q_, qd_, tau_, g_ = _columns(q, qd, tau, g)
-    C = _in_blocks(functools.partial(_rnea, aligned), (n,), q_, qd_, np.zeros_like(qd_), g_)   # (n, B)
-    H = np.moveaxis(_in_blocks(functools.partial(_crba, aligned), (n, n), q_), -1, 0)      # (B, n, n)
+    q_, qd_, tau_, g_ = _rows(q, qd, tau, g)
+    C = _in_blocks(lambda q, qd, g, arena: _rnea(aligned, q, qd, np.zeros_like(qd), g, arena), (n,), q_, qd_, g_)
+    H = _in_blocks(functools.partial(_crba, aligned), (n, n), q_)
     try:
-        return np.linalg.solve(H, (tau_ - C).T[..., None])[..., 0].reshape(q.shape)
+        return np.linalg.solve(H, (tau_ - C)[..., None])[..., 0].reshape(q.shape)
     except np.linalg.LinAlgError:
         raise ValueError("tree: expected bodies with mass along every joint; the mass matrix H(q) is singular")  from None
