@@ -1,6 +1,6 @@
 """Throughput of spatialbook's tree dynamics (a script that prints figures, not a test).
 
-    python benchmarks/bench_tree.py [--n 100000] [--calls 20000] [--repeats 5] [--strict]
+    python benchmarks/bench_tree.py [--n 100000] [--calls 20000] [--repeats 7] [--strict]
 
 Two trees: the bifold door (two leaves like ``sb.DOOR``, vertical hinges, the second leaf hinged
 at the first leaf's free edge) and a 6-body chain of revolute joints with skewed axes.  For N
@@ -11,7 +11,8 @@ random states each, inverse dynamics (tau) and the mass matrix (H) are computed
 (c) by a Python loop of per-call ``mujoco.mj_inverse`` (after writing qpos, qvel, qacc) and, for
     H, ``mj_kinematics``, ``mj_comPos``, ``mj_crb`` and ``mj_fullM`` (the least MuJoCo needs).
 
-Every figure is the best of ``--repeats`` runs (on a shared machine other work only adds time).
+Every figure is the best of ``--repeats`` rounds, in which the six runs take turns (on a shared
+machine other work only adds time, and it then falls on all six alike).
 The loops are timed on fewer calls (``--calls``) and scaled: their cost per call is constant.
 The states are split into rows beforehand, so a loop pays only for the calls themselves.  The
 first rows of every engine are compared with sb's, so the figures are for the same numbers.
@@ -108,23 +109,27 @@ def mj_model(bodies, gravity):
 # --- timing --------------------------------------------------------------------------------
 
 
-def best_seconds(fn, repeats: int) -> float:
-    """The fastest of several runs: the machine may be shared, and other work only ever adds."""
-    fn()                                   # warm up
-    times = []
+def best_seconds(runs: dict, repeats: int) -> dict:
+    """The fastest of ``repeats`` rounds for each named run; the runs take turns within a round,
+    so that a shared machine's changing load falls on all of them alike, and the best of the
+    rounds drops what other work added."""
+    best = {}
+    for name, fn in runs.items():
+        fn()                               # warm up
     for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return float(np.min(times))
+        for name, fn in runs.items():
+            t0 = time.perf_counter()
+            fn()
+            best[name] = min(best.get(name, np.inf), time.perf_counter() - t0)
+    return best
 
 
-def per_call(fn, rows, repeats: int) -> float:
-    """Seconds per call of ``fn(k)`` looped over k in range(rows)."""
+def loop(fn, calls: int):
+    """A Python loop of ``fn(k)`` over k in range(calls)."""
     def run():
-        for k in range(rows):
+        for k in range(calls):
             fn(k)
-    return best_seconds(run, repeats) / rows
+    return run
 
 
 def bench(name, bodies, n, calls, repeats, rng):
@@ -135,17 +140,8 @@ def bench(name, bodies, n, calls, repeats, rng):
     rows = [[np.ascontiguousarray(x[k]) for k in range(calls)] for x in (q, qd, qdd)]
     qr, qdr, qddr = rows
 
-    # (a) spatialbook, batched
-    t_sb_tau = best_seconds(lambda: sb.inverse_dynamics(tree, q, qd, qdd, gravity), repeats) / n
-    t_sb_H = best_seconds(lambda: sb.mass_matrix(tree, q), repeats) / n
-
-    # (b) Pinocchio, per call
     pm = pin_model(bodies, gravity)
     pd = pm.createData()
-    t_pin_tau = per_call(lambda k: pin.rnea(pm, pd, qr[k], qdr[k], qddr[k]), calls, repeats)
-    t_pin_H = per_call(lambda k: pin.crba(pm, pd, qr[k]), calls, repeats)
-
-    # (c) MuJoCo, per call
     mm = mj_model(bodies, gravity)
     md = mujoco.MjData(mm)
     H_mj = np.zeros((dof, dof))
@@ -163,8 +159,17 @@ def bench(name, bodies, n, calls, repeats, rng):
         mujoco.mj_crb(mm, md)
         mujoco.mj_fullM(mm, md, H_mj)
 
-    t_mj_tau = per_call(mj_tau, calls, repeats)
-    t_mj_H = per_call(mj_H, calls, repeats)
+    best = best_seconds({
+        "sb tau": lambda: sb.inverse_dynamics(tree, q, qd, qdd, gravity),       # (a) batched
+        "sb H": lambda: sb.mass_matrix(tree, q),
+        "pin tau": loop(lambda k: pin.rnea(pm, pd, qr[k], qdr[k], qddr[k]), calls),   # (b)
+        "pin H": loop(lambda k: pin.crba(pm, pd, qr[k]), calls),
+        "mj tau": loop(mj_tau, calls),                                           # (c)
+        "mj H": loop(mj_H, calls),
+    }, repeats)
+    t_sb_tau, t_sb_H = best["sb tau"] / n, best["sb H"] / n
+    t_pin_tau, t_pin_H = best["pin tau"] / calls, best["pin H"] / calls
+    t_mj_tau, t_mj_H = best["mj tau"] / calls, best["mj H"] / calls
 
     # the same numbers from every engine (first rows)
     tau_sb, H_sb = sb.inverse_dynamics(tree, q[:3], qd[:3], qdd[:3], gravity), sb.mass_matrix(tree, q[:3])
@@ -193,7 +198,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=100_000)
     parser.add_argument("--calls", type=int, default=20_000)
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--strict", action="store_true")
     args = parser.parse_args(argv)
     print(f"spatialbook tree dynamics  (numpy {np.__version__}, pinocchio {pin.__version__}, "

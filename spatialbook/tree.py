@@ -15,7 +15,8 @@ frame fixed in body i; "X_i" is the motion transform from the PARENT's coordinat
   S_i = [0; n] moves the origin by n q_i (m), so X_J = motion_transform(E, n q_i).  Either way
   S_i has the same components in the joint frame and in body i, and V_J = S_i qd_i.
 
-The three algorithms, each a loop over the n bodies (never over the batch):
+The three algorithms, each a loop over the n bodies; a batch of states is handled by whole-array
+operations (large batches in blocks of thousands of states, see ``_in_blocks``):
 
 - ``inverse_dynamics``: the recursive Newton–Euler algorithm (RNEA).  Outward,
   V_i = X_i V_p + S_i qd_i and A_i = X_i A_p + S_i qdd_i + (V_i x S_i) qd_i, with the base at
@@ -28,6 +29,12 @@ The three algorithms, each a loop over the n bodies (never over the batch):
 - ``forward_dynamics``: H qdd = tau - C, where C = inverse_dynamics(q, qd, 0).
 
 Units: q_i in rad (revolute) or m (prismatic), tau_i in N m or N, lengths m, masses kg.
+
+Implementation: once per tree, each body's axes are turned so that its joint axis is z (a change
+of body coordinates, which leaves tau, H and qdd unchanged): then S_i is a unit column and
+X_J(q_i) mixes only the x and y components.  Inside the algorithms a batch of 6-vectors is a
+(6, b) array, component first, so that the constant part X_T,i acts on all of them in one matrix
+product.
 """
 
 from __future__ import annotations
@@ -639,6 +646,15 @@ def inverse_dynamics(tree, q, qd, qdd, gravity=_G) -> np.ndarray:
     >>> sb.inverse_dynamics(door, [[0.0], [1.0]], [2.0], [3.0], gravity=[0, 0, 0]).round(12)
     array([[1.28],
            [1.28]])
+
+    The bifold door: a second leaf hinged at the first one's free edge (0.8 m out along x).
+    Turning both rigidly together (qd_2 = qdd_2 = 0, leaves in line) takes tau_1 = H_11 alpha,
+    and the second hinge must hold its leaf with tau_2 = H_21 alpha:
+
+    >>> X_T2 = sb.motion_transform(np.eye(3), [sb.DOOR["width"], 0, 0])
+    >>> bifold = sb.Tree([-1, 0], [np.eye(6), X_T2], [[0, 0, 1, 0, 0, 0]] * 2, [I_O, I_O])
+    >>> sb.inverse_dynamics(bifold, [0.0, 0.0], [2.0, 0.0], [3.0, 0.0]).round(12)
+    array([10.24,  3.2 ])
     """
     tree = _check_tree(tree)
     n = len(tree.parents)
@@ -674,6 +690,14 @@ def mass_matrix(tree, q) -> np.ndarray:
     >>> door = sb.Tree([-1], [np.eye(6)], [[0, 0, 1, 0, 0, 0]], [I_O])
     >>> sb.mass_matrix(door, [0.0]).round(6)      # I_O,z = 8/75 + 2 * 0.4^2
     array([[0.426667]])
+
+    The bifold door (second leaf hinged at x = 0.8 m on the first), folded by 90 degrees:
+
+    >>> X_T2 = sb.motion_transform(np.eye(3), [sb.DOOR["width"], 0, 0])
+    >>> bifold = sb.Tree([-1, 0], [np.eye(6), X_T2], [[0, 0, 1, 0, 0, 0]] * 2, [I_O, I_O])
+    >>> sb.mass_matrix(bifold, [0.3, np.pi / 2]).round(6)
+    array([[2.133333, 0.426667],
+           [0.426667, 0.426667]])
     """
     tree = _check_tree(tree)
     n = len(tree.parents)
