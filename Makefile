@@ -48,6 +48,7 @@ bench: venv
 	$(PY) benchmarks/bench_core.py
 	$(PY) benchmarks/bench_widgets.py
 	$(PY) benchmarks/bench_book.py
+	$(PY) benchmarks/bench_tree.py
 
 ## Re-execute every chapter notebook and store its outputs.
 outputs: venv
