@@ -433,6 +433,44 @@ def test_rotation_from_quaternion_closed_form():
         sb.rotation_from_quaternion([0, 0, 0, 0])
 
 
+@covers("Tree", "inverse_dynamics", "mass_matrix", "forward_dynamics")
+def test_bifold_door_closed_form():
+    """Two door leaves on vertical hinges, the second at the first one's free edge (l = a):
+    the planar two-link arm.  With c = a/2 the COM offset and I_z = m a^2/12 about the COM,
+    H11 = 2 I_z + m c^2 + m (l^2 + c^2 + 2 l c cos q2), H12 = I_z + m (c^2 + l c cos q2),
+    H22 = I_z + m c^2, and with h = m l c sin q2 the velocity terms are
+    C1 = -h (2 qd1 qd2 + qd2^2), C2 = h qd1^2.  Gravity along the hinges adds nothing."""
+    I_O = door_I_O()
+    bifold = sb.Tree([-1, 0], [np.eye(6), sb.motion_transform(np.eye(3), [A_W, 0, 0])],
+                     [[0, 0, 1, 0, 0, 0]] * 2, [I_O, I_O])
+    q2, qd, qdd = 0.7, np.array([2.0, -1.5]), np.array([3.0, 0.5])
+    Iz, c, l = M * A_W**2 / 12, A_W / 2, A_W
+    H = np.array([[2 * Iz + M * c**2 + M * (l**2 + c**2 + 2 * l * c * np.cos(q2)), Iz + M * (c**2 + l * c * np.cos(q2))],
+                  [Iz + M * (c**2 + l * c * np.cos(q2)), Iz + M * c**2]])
+    h = M * l * c * np.sin(q2)
+    C = np.array([-h * (2 * qd[0] * qd[1] + qd[1] ** 2), h * qd[0] ** 2])
+    close(sb.mass_matrix(bifold, [0.4, q2]), H)
+    close(sb.inverse_dynamics(bifold, [0.4, q2], qd, qdd), H @ qdd + C)
+    close(sb.forward_dynamics(bifold, [0.4, q2], qd, H @ qdd + C), qdd)
+    # the one-leaf tree is the door of chapter 8: 1.28 N m at omega = 2, alpha = 3
+    door = sb.Tree([-1], [np.eye(6)], [[0, 0, 1, 0, 0, 0]], [I_O])
+    close(sb.inverse_dynamics(door, [0.0], [2.0], [3.0]), [1.28])
+
+
+@covers("Tree", "inverse_dynamics", "mass_matrix")
+def test_door_on_a_vertical_slider_closed_form():
+    """A carriage of mass m1 sliding up a vertical rail (prismatic along z) carries the door
+    on a vertical hinge: H = diag(m1 + m, I_O,z), and holding the carriage against gravity
+    takes tau_1 = (m1 + m)(qdd_1 + 9.81)."""
+    m1 = 5.0
+    carriage = sb.spatial_inertia(m1, [0, 0, 0], np.diag([0.1, 0.1, 0.1]))
+    tree = sb.Tree([-1, 0], [np.eye(6), np.eye(6)], [[0, 0, 0, 0, 0, 1], [0, 0, 1, 0, 0, 0]],
+                   [carriage, door_I_O()])
+    I_Oz = I_C_DIAG[2] + M * (A_W / 2) ** 2
+    close(sb.mass_matrix(tree, [0.3, 1.1]), np.diag([m1 + M, I_Oz]))
+    close(sb.inverse_dynamics(tree, [0.3, 1.1], [0.2, 2.0], [-1.0, 3.0]), [(m1 + M) * (-1.0 + 9.81), I_Oz * 3.0])
+
+
 def test_every_public_function_has_a_closed_form_test():
     public = {name for name in sb.__all__ if callable(getattr(sb, name)) or name == "DOOR"}
     missing = sorted(public - COVERED)
