@@ -8,7 +8,9 @@ printed beside a naive baseline of the same scene: ``ipywidgets.interactive_outp
 function that builds a new pyplot figure on every call, draws everything and renders it to
 PNG the way the inline backend does (``savefig(..., bbox_inches="tight")``).
 
-    .venv/bin/python benchmarks/bench_widgets.py [--changes 60] [--naive-changes 20]
+    .venv/bin/python benchmarks/bench_widgets.py [--changes 60] [--naive-changes 20] [--scene-only]
+
+First a table of the pure ``scene()`` times per experiment (microseconds, median and p95).
 
 Wall-clock milliseconds (median, p95) are what a reader waits for; "CPU" is this process's
 CPU time (``time.process_time``), which stays close to the idle-machine cost when other jobs
@@ -60,6 +62,23 @@ def time_blitted(cls, n: int) -> np.ndarray:
     return np.array(wall) * 1e3, np.array(cpu) * 1e3
 
 
+def time_scene(cls, n: int) -> np.ndarray:
+    """Microseconds of the pure ``scene(**values)`` alone (the core's arithmetic and its checks),
+    over the main control's range; no drawing."""
+    probe = cls.__new__(cls)
+    probe._specs = {c.name: c for c in cls.CONTROLS}
+    probe.main_control = cls.main_control
+    defaults = {c.name: c.value for c in cls.CONTROLS if not isinstance(c, Player)}
+    vals = _values(probe, n + 5)
+    times = []
+    for i, v in enumerate(vals):
+        t0 = time.perf_counter()
+        cls.scene(**{**defaults, cls.main_control: v})
+        if i >= 5:                                        # the first calls warm caches
+            times.append(time.perf_counter() - t0)
+    return np.array(times) * 1e6
+
+
 def time_naive(cls, n: int) -> np.ndarray:
     """interactive_output + a new pyplot figure per call, drawing the same scene."""
     import matplotlib.pyplot as plt
@@ -105,9 +124,21 @@ def main() -> int:
     ap.add_argument("--changes", type=int, default=60, help="control changes per experiment (>= 50)")
     ap.add_argument("--naive-changes", type=int, default=20,
                     help="changes for the naive baseline (slow; default 20)")
+    ap.add_argument("--scene-only", action="store_true",
+                    help="print only the table of scene() times (fast)")
     args = ap.parse_args()
     if args.changes < 50:
         ap.error("--changes must be at least 50")
+
+    print("scene() alone, main control swept (microseconds; the core's arithmetic and checks):")
+    print(f"| {'experiment':<16} | {'scene median':>12} | {'scene p95':>9} |")
+    print(f"|{'-' * 18}|{'-' * 14}|{'-' * 11}|")
+    for name, cls in EXPERIMENTS.items():
+        t = time_scene(cls, max(args.changes, 200))
+        print(f"| {name:<16} | {np.median(t):12.0f} | {np.percentile(t, 95):9.0f} |", flush=True)
+    print()
+    if args.scene_only:
+        return 0
 
     print(f"widgets benchmark: one control change, Python side (ms); "
           f"{args.changes} changes per experiment, naive baseline {args.naive_changes}")
