@@ -75,7 +75,7 @@ class Tree(_TreeFields):
         the base, "parent" means the base (world) frame.
     axes : array_like, shape (n, 6)
         ``axes[i]`` = S_i, joint i's motion axis in body i's coordinates: revolute [n; 0]
-        (a hinge along n through body i's origin) or prismatic [0; n], with |n| = 1.
+        (a hinge along n through body i's origin) or prismatic [0; n], with n a unit vector.
     inertias : array_like, shape (n, 6, 6)
         Body i's spatial inertia about its own origin, in its own axes (``spatial_inertia``).
 
