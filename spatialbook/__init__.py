@@ -28,7 +28,7 @@ from .transforms import (
     shift_twist, shift_wrench, skew, transform_vectors, unskew,
 )
 from .inertia import (
-    box_inertia, inertia_parts, kinetic_energy, plate_inertia, point_mass_inertia, rod_inertia,
+    box_inertia, inertia_parts, kinetic_energy, kinetic_energy_terms, plate_inertia, point_mass_inertia, rod_inertia,
     spatial_inertia, spatial_momentum, transform_inertia,
 )
 from .dynamics import (

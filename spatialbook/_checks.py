@@ -19,11 +19,25 @@ from ._kernels import _skew, _vee
 
 #: Tolerance for "orthonormal", "symmetric", "skew" and similar structural checks.
 STRUCTURE_TOL = 1e-9
+_E3 = np.eye(3)
 
 
 #: dtype kinds accepted as numbers: signed and unsigned integers, floats.  Booleans, complex
 #: numbers, text, dates and Python objects (dtype object, which is also what None becomes) are not.
 _NUMBER_KINDS = frozenset("iuf")
+
+
+def _close(a, b, atol: float, rtol: float = 0.0) -> np.ndarray:
+    """Elementwise ``|a - b| <= atol + rtol |b|``: np.isclose for finite input (already checked),
+    without its overhead, which dominates for the small arrays of a single call."""
+    b = np.asarray(b, dtype=float)
+    tol = atol + rtol * np.abs(b) if rtol else atol
+    return np.abs(a - b) <= tol
+
+
+def _allclose(a, b, atol: float, rtol: float = 0.0) -> bool:
+    """np.allclose for finite input (see :func:`_close`)."""
+    return bool(_close(a, b, atol, rtol).all())
 
 
 def _describe(value, arr: np.ndarray | None = None) -> str:
@@ -128,7 +142,7 @@ def as_rotation(name: str, value) -> np.ndarray:
     """A proper rotation matrix (orthonormal, det +1), shape (..., 3, 3)."""
     R = as_array(name, value, (3, 3))
     gram = np.swapaxes(R, -1, -2) @ R
-    bad = ~np.isclose(gram, np.eye(3), atol=1e-6).all(axis=(-2, -1))
+    bad = ~_close(gram, _E3, 1e-6, 1e-5).all(axis=(-2, -1))
     if np.any(bad):
         raise ValueError(f"{name}: expected an orthonormal rotation matrix (R^T R = E), got {_item(R, bad)}")
     bad = np.linalg.det(R) < 0
@@ -152,7 +166,7 @@ def _scale(arr: np.ndarray) -> float:
 
 def _check_rotational(name: str, I: np.ndarray, what: str, scale: float | None = None) -> None:
     tol = STRUCTURE_TOL * (_scale(I) if scale is None else scale)
-    bad = ~np.isclose(I, np.swapaxes(I, -1, -2), rtol=0.0, atol=tol).all(axis=(-2, -1))
+    bad = ~_close(I, np.swapaxes(I, -1, -2), tol).all(axis=(-2, -1))
     if np.any(bad):
         raise ValueError(f"{name}: expected a symmetric 3x3 {what} matrix, got {_item(I, bad)}")
     moments = np.linalg.eigvalsh(I)
@@ -174,11 +188,11 @@ def as_spatial_inertia(name: str, value) -> np.ndarray:
     M = as_matrix6(name, value)
     scale = _scale(M)
     tol = STRUCTURE_TOL * scale
-    if not np.allclose(M, np.swapaxes(M, -1, -2), rtol=0.0, atol=tol):
+    if not _allclose(M, np.swapaxes(M, -1, -2), tol):
         raise ValueError(f"{name}: expected a symmetric 6x6 spatial inertia")
     m = M[..., 3, 3]
     lower = M[..., 3:, 3:]
-    if not np.allclose(lower, m[..., None, None] * np.eye(3), rtol=0.0, atol=tol):
+    if not _allclose(lower, m[..., None, None] * _E3, tol):
         raise ValueError(f"{name}: expected the lower-right 3x3 block to be m E (mass times identity)")
     if np.any(m < 0):
         raise ValueError(f"{name}: expected a non-negative mass in the lower-right block, got {_item(m, m < 0)}")

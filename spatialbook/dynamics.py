@@ -63,6 +63,11 @@ def power(velocity, force) -> np.ndarray:
     V = as_vector6("velocity", velocity)
     F = as_vector6("force", force)
     batch_shape(("velocity", V, 1), ("force", F, 1))
+    return _power(V, F)
+
+
+def _power(V: np.ndarray, F: np.ndarray) -> np.ndarray:
+    """Unchecked V^T F."""
     return np.einsum("...i,...i->...", V, F)
 
 
@@ -76,6 +81,11 @@ def power_terms(velocity, force) -> tuple[np.ndarray, np.ndarray]:
     V = as_vector6("velocity", velocity)
     F = as_vector6("force", force)
     batch_shape(("velocity", V, 1), ("force", F, 1))
+    return _power_terms(V, F)
+
+
+def _power_terms(V: np.ndarray, F: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Unchecked (omega . tau, v . f)."""
     rot = np.einsum("...i,...i->...", V[..., :3], F[..., :3])
     trans = np.einsum("...i,...i->...", V[..., 3:], F[..., 3:])
     return rot, trans
@@ -145,4 +155,9 @@ def required_wrench(inertia, velocity, acceleration) -> np.ndarray:
     V = as_vector6("velocity", velocity)
     A = as_vector6("acceleration", acceleration)
     batch_shape(("inertia", M, 2), ("velocity", V, 1), ("acceleration", A, 1))
+    return _required_wrench(M, V, A)
+
+
+def _required_wrench(M: np.ndarray, V: np.ndarray, A: np.ndarray) -> np.ndarray:
+    """Unchecked M A + V x* (M V)."""
     return _times(M, A) + _bias(M, V)

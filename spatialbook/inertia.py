@@ -1,5 +1,9 @@
 """Spatial inertia, momentum and kinetic energy (book chapter 6), with shape builders.
 
+Each public function checks its arguments once and calls an unchecked ``_`` twin that does the
+arithmetic; :mod:`spatialbook.unchecked` collects those twins for callers that validated their
+inputs already.
+
 Units: mass kg, lengths m, rotational inertia kg m^2; the 6x6 blocks are kg m^2, kg m, kg.
 """
 
@@ -7,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import _show, batch_shape, as_inertia3, as_scalar, as_spatial_inertia, as_vector3, as_vector6
+from ._checks import _allclose, _show, batch_shape, as_inertia3, as_scalar, as_spatial_inertia, as_vector3, as_vector6
 from ._kernels import _skew, _vee
 from .transforms import _check_plucker, _inverse_blocks
 
@@ -88,10 +92,15 @@ def transform_inertia(X, inertia) -> np.ndarray:
     """
 
     X = _check_plucker("X", X)
-    if not np.allclose(X[..., :3, 3:], 0.0):
+    if not _allclose(X[..., :3, 3:], 0.0, 1e-8):
         raise ValueError("X: expected a motion transform (upper-right block 0), not a force transform")
     M = as_spatial_inertia("inertia", inertia)
     batch_shape(("X", X, 2), ("inertia", M, 2))
+    return _transform_inertia(X, M)
+
+
+def _transform_inertia(X: np.ndarray, M: np.ndarray) -> np.ndarray:
+    """Unchecked congruence X^{-T} M X^{-1} (X a motion transform, M a spatial inertia)."""
     Xi = _inverse_blocks(X)
     return np.swapaxes(Xi, -1, -2) @ M @ Xi
 
@@ -107,6 +116,11 @@ def spatial_momentum(inertia, velocity) -> np.ndarray:
     M = as_spatial_inertia("inertia", inertia)
     V = as_vector6("velocity", velocity)
     batch_shape(("inertia", M, 2), ("velocity", V, 1))
+    return _momentum(M, V)
+
+
+def _momentum(M: np.ndarray, V: np.ndarray) -> np.ndarray:
+    """Unchecked M V over broadcast leading axes."""
     return np.einsum("...ij,...j->...i", M, V)
 
 
@@ -121,7 +135,74 @@ def kinetic_energy(inertia, velocity) -> np.ndarray:
     M = as_spatial_inertia("inertia", inertia)
     V = as_vector6("velocity", velocity)
     batch_shape(("inertia", M, 2), ("velocity", V, 1))
+    return _kinetic_energy(M, V)
+
+
+def _kinetic_energy(M: np.ndarray, V: np.ndarray) -> np.ndarray:
+    """Unchecked 1/2 V^T M V."""
     return 0.5 * np.einsum("...i,...ij,...j->...", V, M, V)
+
+
+def kinetic_energy_terms(inertia, velocity) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The three terms of T = 1/2 V^T 𝓘 V at the inertia's reference point O, in joules:
+    (rotation, coupling, translation).  Their sum is :func:`kinetic_energy`; each term depends
+    on the reference point, only the sum does not.
+
+    Derivation (book chapter 6, eq. (eq-ch06-energy-split)).  With V = [omega; v_O] and the
+    blocks of eq. (eq-ch06-inertia), 𝓘_O = [[I_C - m D^2, m D], [-m D, m E]], multiplying out
+
+        V^T 𝓘 V = omega^T (I_C - m D^2) omega + omega^T (m D) v_O + v_O^T (-m D) omega + m v_O . v_O .
+
+    The two middle products are equal: v_O^T (-m D) omega is a scalar, hence its own transpose
+    omega^T (-m D)^T v_O = omega^T (m D) v_O, because D is skew.  So
+
+        T = 1/2 omega^T (I_C - m D^2) omega  +  omega^T (m D) v_O  +  1/2 m |v_O|^2
+          = rotation about O                 +  coupling           +  translation of O,
+
+    and omega^T D v_O = omega . (d x v_O) = v_O . (omega x d) (triple product): the coupling is
+    m v_O . (v_C - v_O), zero at the centre of mass (d = 0, König's split) and wherever O is at
+    rest.  The terms are read from the blocks of ``inertia`` directly, so no centre of mass is
+    needed (a massless inertia is fine).
+
+    Parameters
+    ----------
+    inertia : array_like, shape (..., 6, 6)
+        Spatial inertia at the reference point O.
+    velocity : array_like, shape (..., 6)
+        Twist V = [omega; v_O] at the same point, in the same axes.
+
+    Returns
+    -------
+    (rotation, coupling, translation) : three ndarrays of shape (...)
+
+    Examples
+    --------
+    The door spinning at 2 rad/s about its hinge: at the hinge O (at rest) all the energy is
+    rotation; at the centre of mass C (0.4 m out) the spin about C plus the translation of C.
+
+    >>> import numpy as np, spatialbook as sb
+    >>> I_O = sb.spatial_inertia(sb.DOOR["mass"], sb.DOOR["com"], sb.DOOR["inertia_com"])
+    >>> V_O = [0, 0, 2, 0, 0, 0]
+    >>> [round(float(t), 6) for t in sb.kinetic_energy_terms(I_O, V_O)]
+    [0.853333, 0.0, 0.0]
+    >>> X_CO = sb.motion_transform(np.eye(3), sb.DOOR["com"])
+    >>> terms = sb.kinetic_energy_terms(sb.transform_inertia(X_CO, I_O), X_CO @ V_O)
+    >>> [round(float(t), 6) for t in terms]
+    [0.213333, 0.0, 0.64]
+    """
+    M = as_spatial_inertia("inertia", inertia)
+    V = as_vector6("velocity", velocity)
+    batch_shape(("inertia", M, 2), ("velocity", V, 1))
+    return _kinetic_energy_terms(M, V)
+
+
+def _kinetic_energy_terms(M: np.ndarray, V: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Unchecked (rotation, coupling, translation) of 1/2 V^T M V."""
+    w, v = V[..., :3], V[..., 3:]
+    rotation = 0.5 * np.einsum("...i,...ij,...j->...", w, M[..., :3, :3], w)
+    coupling = np.einsum("...i,...ij,...j->...", w, M[..., :3, 3:], v)
+    translation = 0.5 * np.einsum("...i,...ij,...j->...", v, M[..., 3:, 3:], v)
+    return rotation, coupling, translation
 
 
 # --- builders: inertia about the COM, body axes along the shape's edges ------------------

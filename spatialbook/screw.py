@@ -6,7 +6,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import _numbers, _show, batch_shape, as_vector3, as_vector6
+from ._checks import _allclose, _numbers, _show, batch_shape, as_vector3, as_vector6
 from ._kernels import _cross
 
 
@@ -40,7 +40,7 @@ class Axis(_AxisFields):
     def __new__(cls, point, direction, pitch):
         r = as_vector3("point", point)
         n = as_vector3("direction", direction)
-        if not np.allclose(np.einsum("...i,...i->...", n, n), 1.0, rtol=0.0, atol=1e-9):
+        if not _allclose(np.einsum("...i,...i->...", n, n), 1.0, 1e-9):
             raise ValueError(f"direction: expected a unit vector, got {_show(n)}")
         h = _numbers("pitch", pitch, "a real number or an array of real numbers")
         if h.size == 0:

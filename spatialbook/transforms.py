@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._kernels import _cross, _skew, _vee
-from ._checks import _scale, batch_shape, as_array, as_matrix6, as_rotation, as_scalar, as_vector3, as_vector6
+from ._checks import _allclose, _scale, batch_shape, as_array, as_matrix6, as_rotation, as_scalar, as_vector3, as_vector6
 
 
 def skew(v) -> np.ndarray:
@@ -45,7 +45,7 @@ def unskew(S) -> np.ndarray:
     array([1., 2., 3.])
     """
     S = as_array("S", S, (3, 3))
-    if not np.allclose(S, -np.swapaxes(S, -1, -2), atol=1e-9 * max(1.0, _scale(S))):
+    if not _allclose(S, -np.swapaxes(S, -1, -2), 1e-9 * max(1.0, _scale(S)), 1e-5):
         raise ValueError("S: expected a skew-symmetric 3x3 matrix (S^T = -S)")
     return _vee(S)
 
@@ -187,17 +187,17 @@ def _check_plucker(name: str, X) -> np.ndarray:
     X = as_matrix6(name, X)
     A, U, L, B = X[..., :3, :3], X[..., :3, 3:], X[..., 3:, :3], X[..., 3:, 3:]
     as_rotation(f"{name} (its diagonal 3x3 blocks)", np.swapaxes(A, -1, -2))
-    if not np.allclose(A, B, atol=1e-9):
+    if not _allclose(A, B, 1e-9, 1e-5):
         raise ValueError(f"{name}: expected equal diagonal blocks R^T (a motion or force transform)")
     scale = max(1.0, _scale(X))
-    upper_zero = np.allclose(U, 0.0, atol=1e-12 * scale)
-    lower_zero = np.allclose(L, 0.0, atol=1e-12 * scale)
+    upper_zero = _allclose(U, 0.0, 1e-12 * scale)
+    lower_zero = _allclose(L, 0.0, 1e-12 * scale)
     if not (upper_zero or lower_zero):
         raise ValueError(f"{name}: expected a motion transform (upper-right block 0) or a force transform (lower-left block 0)")
     off = L if upper_zero else U
     # off = -R^T D, so R @ off = -D must be skew-symmetric.
     RD = np.swapaxes(A, -1, -2) @ off
-    if not np.allclose(RD, -np.swapaxes(RD, -1, -2), atol=1e-9 * scale):
+    if not _allclose(RD, -np.swapaxes(RD, -1, -2), 1e-9 * scale, 1e-5):
         raise ValueError(f"{name}: expected an off-diagonal block of the form -R^T [d]x")
     return X
 

@@ -63,6 +63,7 @@ VALID_CALLS: dict[str, dict] = {
     "transform_inertia": dict(X=X_CO, inertia=I_O),
     "spatial_momentum": dict(inertia=I_O, velocity=V),
     "kinetic_energy": dict(inertia=I_O, velocity=V),
+    "kinetic_energy_terms": dict(inertia=I_O, velocity=V),
     "box_inertia": dict(mass=12.0, size=[1.0, 2.0, 3.0]),
     "plate_inertia": dict(mass=2.0, width=0.8, height=1.2),
     "rod_inertia": dict(mass=3.0, length=2.0),

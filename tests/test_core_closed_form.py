@@ -1,6 +1,6 @@
 """Closed-form unit tests: every public function of spatialbook against numbers worked out by
-hand, and every number of CURRICULUM's worked examples (the door of §8, experiment E5 of §7,
-the seed's usage).
+hand, and every number of the book's worked examples (the door of chapter 8, experiment E5 of
+chapter 7, the seed's usage of chapter 6).
 
 Each test is tagged with the public functions it pins down; the last test fails if a public
 function has no closed-form test.
@@ -30,7 +30,7 @@ def close(actual, expected, atol=1e-12):
     np.testing.assert_allclose(np.asarray(actual, dtype=float), np.asarray(expected, dtype=float), rtol=0, atol=atol)
 
 
-# The door, written out from the curriculum's definitions (never from sb).
+# The door, written out from its definition in chapter 6 (never from sb).
 M, A_W, C_H = 2.0, 0.8, 1.2                      # mass, width a, height c
 I_C_DIAG = [M * C_H**2 / 12, M * (A_W**2 + C_H**2) / 12, M * A_W**2 / 12]
 V_O = [0, 0, 2, 0, 0, 0]                         # hinge fixed, omega = 2 e_z
@@ -43,7 +43,7 @@ def door_I_O():
     return sb.spatial_inertia(sb.DOOR["mass"], sb.DOOR["com"], sb.DOOR["inertia_com"])
 
 
-# --- the door (CURRICULUM §8) ------------------------------------------------------------
+# --- the door (book chapter 8) ------------------------------------------------------------
 
 
 @covers("DOOR", "plate_inertia")
@@ -128,7 +128,7 @@ def test_door_com_acceleration_is_m_a_C_equal_f():
     close(sb.acceleration_field(V_O, A_O, [0.4, 0, 0]), [-1.6, 1.2, 0], atol=1e-15)
 
 
-# --- experiment E5 (CURRICULUM §7) -------------------------------------------------------
+# --- experiment E5 (book chapter 7) -------------------------------------------------------
 
 
 @covers("spatial_acceleration", "probe_acceleration", "field_rate_along_path", "velocity_field")
@@ -304,6 +304,49 @@ def test_door_momentum_and_energy():
     assert float(sb.kinetic_energy(I_O, V_O)) == pytest.approx(0.5 * I_Oz * 4, abs=1e-14)
     # translation only: T = 1/2 m v^2
     assert float(sb.kinetic_energy(I_O, [0, 0, 0, 3, 0, 0])) == pytest.approx(9.0)
+
+
+@covers("kinetic_energy_terms")
+def test_kinetic_energy_terms_closed_form():
+    """Chapter 6, eq. (eq-ch06-energy-split): rotation 1/2 I_z w^2, coupling m v.(w x d),
+    translation 1/2 m v^2, written out by hand for the door (d = x_C - x_P along x)."""
+    I_O, w = door_I_O(), 2.0
+    for x_P in (0.0, 0.4, 0.8, 1.3):
+        d = A_W / 2 - x_P                               # from P to the COM, along x
+        X = sb.motion_transform(np.eye(3), [x_P, 0, 0])
+        I_P, V_P = sb.transform_inertia(X, I_O), X @ V_O     # v_P = w x_P e_y
+        rot, coup, trans = sb.kinetic_energy_terms(I_P, V_P)
+        v = w * x_P
+        assert float(rot) == pytest.approx(0.5 * (I_C_DIAG[2] + M * d**2) * w**2, abs=1e-13)
+        assert float(coup) == pytest.approx(M * v * w * d, abs=1e-13)     # v e_y . (w e_z x d e_x)
+        assert float(trans) == pytest.approx(0.5 * M * v**2, abs=1e-13)
+        assert float(rot + coup + trans) == pytest.approx(0.5 * (I_C_DIAG[2] + M * 0.16) * w**2, abs=1e-13)
+    # a pure translation has only the translation term; a massless inertia gives zeros
+    assert [float(t) for t in sb.kinetic_energy_terms(I_O, [0, 0, 0, 3, 0, 0])] == pytest.approx([0, 0, 9.0])
+    close(sb.kinetic_energy_terms(np.zeros((6, 6)), V_O), [0, 0, 0])
+    # batched over reference points
+    X = sb.motion_transform(np.eye(3), [[0, 0, 0], [A_W / 2, 0, 0]])
+    close(np.stack(sb.kinetic_energy_terms(sb.transform_inertia(X, I_O), X @ V_O)),
+          [[0.5 * (I_C_DIAG[2] + M * 0.16) * 4, 0.5 * I_C_DIAG[2] * 4], [0, 0], [0, 0.5 * M * 0.64]], atol=1e-13)
+
+
+def test_unchecked_twins_equal_the_public_functions():
+    """spatialbook.unchecked: the same arithmetic, bit for bit, with no checks."""
+    from spatialbook import unchecked as fast
+    I_O = door_I_O()
+    X = sb.motion_transform(sb.rotation_z(0.3), [0.2, -0.1, 0.5])
+    V, A, F = np.array([0.1, 0.2, 2.0, 0.3, -0.4, 0.5]), np.array(A_O, float), np.array(F_O)
+    pairs = {
+        "motion_transform": ((sb.rotation_z(0.3), np.array([0.2, -0.1, 0.5])),),
+        "transform_inertia": ((X, I_O),), "spatial_momentum": ((I_O, V),),
+        "kinetic_energy": ((I_O, V),), "kinetic_energy_terms": ((I_O, V),),
+        "inertial_wrench": ((I_O, A),), "bias_wrench": ((I_O, V),),
+        "required_wrench": ((I_O, V, A),), "power": ((V, F),), "power_terms": ((V, F),),
+    }
+    assert set(pairs) == set(fast.__all__)
+    for name, (args,) in pairs.items():
+        np.testing.assert_array_equal(np.asarray(getattr(fast, name)(*args)),
+                                      np.asarray(getattr(sb, name)(*args)), err_msg=name)
 
 
 @covers("box_inertia", "rod_inertia", "point_mass_inertia")

@@ -63,7 +63,7 @@ def _quat_to_matrix(q):
     return res.reshape(3, 3)
 
 
-# --- the door of CURRICULUM §8, exactly as TOOLCHAIN.md lists it ---------------------------
+# --- the door of book chapter 8, as chapter 9 builds it in MuJoCo ------------------------------
 
 
 def test_door_matches_mujoco_numbers():
