@@ -86,11 +86,6 @@ def potential_energy(q, gravity) -> float:
     return float(-MASS * np.dot(gravity, p["C1"] + p["C2"]))
 
 
-def kinetic_energy(q, qd) -> float:
-    """T = 1/2 q̇^T H(q) q̇ (J) with the library's mass matrix."""
-    return float(0.5 * qd @ sb.mass_matrix(BIFOLD, q) @ qd)
-
-
 def leaf_wrenches(q, qd, qdd, gravity) -> tuple[np.ndarray, np.ndarray]:
     """Each leaf's Newton–Euler wrench F_i = I_i A_i + V_i x* (I_i V_i) (base acceleration -g),
     at the base origin in base axes: what the hinges must apply to leaf i besides gravity."""
@@ -112,16 +107,17 @@ def scene(q2=-90.0, q1=45.0, tilt=10.0, qd1=2.0, qd2=-1.0, qdd1=3.0, qdd2=0.5) -
     q = np.deg2rad([q1, q2])
     qd, qdd = np.array([qd1, qd2]), np.array([qdd1, qdd2])
     g = gravity_in_base(tilt)
-    tau = sb.inverse_dynamics(BIFOLD, q, qd, qdd, gravity=g)
-    H = sb.mass_matrix(BIFOLD, q)
-    velocity = sb.inverse_dynamics(BIFOLD, q, qd, [0.0, 0.0], gravity=[0.0, 0.0, 0.0])
-    gravity = sb.inverse_dynamics(BIFOLD, q, [0.0, 0.0], [0.0, 0.0], gravity=g)
-    inertial = H @ qdd
-
-    # power balance: tau^T qd = dT/dt + dV/dt along q(t) = q + qd t + qdd t^2/2
+    zero, no_gravity = np.zeros(2), np.zeros(3)
+    # one batched RNEA call: tau = RNEA(q, qd, qdd; g), C_v = RNEA(q, qd, 0; 0), G = RNEA(q, 0, 0; g)
+    tau, velocity, gravity = sb.inverse_dynamics(
+        BIFOLD, q, [qd, qd, zero], [qdd, zero, zero], gravity=[g, no_gravity, g])
+    # power balance: tau^T qd = dT/dt + dV/dt along q(t) = q + qd t + qdd t^2/2, T = qd^T H qd / 2
     h = H_STEP
     q_p, q_m = q + qd * h + 0.5 * qdd * h**2, q - qd * h + 0.5 * qdd * h**2
-    dT = (kinetic_energy(q_p, qd + qdd * h) - kinetic_energy(q_m, qd - qdd * h)) / (2 * h)
+    qd_p, qd_m = qd + qdd * h, qd - qdd * h
+    H, H_p, H_m = sb.mass_matrix(BIFOLD, [q, q_p, q_m])          # one batched CRBA call
+    inertial = H @ qdd
+    dT = (0.5 * qd_p @ H_p @ qd_p - 0.5 * qd_m @ H_m @ qd_m) / (2 * h)
     dV = (potential_energy(q_p, g) - potential_energy(q_m, g)) / (2 * h)
     power = float(tau @ qd)
 
