@@ -9,7 +9,7 @@ PY     := $(VENV)/bin/python
 export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
 
-.PHONY: book test lab check bench outputs venv lock browser clean
+.PHONY: book serve test lab check bench outputs venv lock browser clean
 
 ## Create or refresh .venv for $(PYTHON) (quick when it is up to date).
 venv:
@@ -31,6 +31,13 @@ lock: venv
 book: venv
 	$(PY) tools/build_book.py --open
 
+## Serve the built book on http://127.0.0.1:$(PORT)/ (live mode needs http://, not file://).
+PORT ?= 8000
+serve:
+	@test -f book/_build/html/index.html || { echo "the book is not built yet: run make book" >&2; exit 1; }
+	@echo "Serving the book at http://127.0.0.1:$(PORT)/ (Ctrl-C stops)"
+	$(PYTHON) -m http.server --bind 127.0.0.1 --directory book/_build/html $(PORT)
+
 ## Set up and run every test: library, widgets, notebooks (nbval), book build, browsers.
 test: venv
 	$(PY) tools/run_tests.py
@@ -49,6 +56,7 @@ bench: venv
 	$(PY) benchmarks/bench_widgets.py
 	$(PY) benchmarks/bench_book.py
 	$(PY) benchmarks/bench_tree.py
+	$(PY) benchmarks/bench_live.py
 
 ## Re-execute every chapter notebook and store its outputs.
 outputs: venv

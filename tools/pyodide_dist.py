@@ -44,6 +44,8 @@ HERE = Path(__file__).resolve().parent
 PYODIDE_VERSION = "0.27.7"
 LOCK_FILE = HERE / f"pyodide-{PYODIDE_VERSION}-lock.json"      # official, from npm
 CORE_HASHES = HERE / f"pyodide-{PYODIDE_VERSION}-core.sha256"   # official, from npm
+#: matplotlib's font cache for the distribution's matplotlib, prebuilt (``--fontlist``)
+FONTLIST = HERE / f"pyodide-{PYODIDE_VERSION}-fontlist-v330.json"
 #: the packages the live experiments import (their dependencies are added from the lock)
 PACKAGES = ("numpy", "matplotlib")
 CORE_FILES = ("pyodide.js", "pyodide.mjs", "pyodide.asm.js", "pyodide.asm.wasm",
@@ -199,10 +201,53 @@ def stage(dest: Path, cache: Path | None = None) -> Path:
     return dest
 
 
+_FONTLIST_SCRIPT = r"""
+import json, sys
+import matplotlib as mpl
+from matplotlib import font_manager as fm
+data = sys.argv[1]                       # the wheel's mpl-data folder, extracted
+assert mpl.__version__ == sys.argv[3], mpl.__version__
+mpl.get_data_path = lambda: data         # bundled fonts only, paths relative to mpl-data
+find = fm.findSystemFonts
+fm.findSystemFonts = lambda fontpaths=None, fontext="ttf": find(fontpaths, fontext) if fontpaths else []
+m = fm.FontManager()
+m.ttflist.sort(key=lambda f: f.fname); m.afmlist.sort(key=lambda f: f.fname)
+fm.json_dump(m, sys.argv[2])
+text = json.load(open(sys.argv[2]))
+assert all(not e["fname"].startswith("/") for e in text["ttflist"] + text["afmlist"])
+"""
+
+
+def make_fontlist(python: str, out: Path = FONTLIST) -> Path:
+    """Write matplotlib's font cache for the distribution's matplotlib (3.8.4 in Pyodide 0.27.7).
+
+    ``python`` must run that same matplotlib version natively (e.g. a Python 3.12 venv with
+    ``matplotlib==3.8.4``); the fonts are the ones inside the Pyodide wheel, so the list matches
+    it file for file, with paths relative to ``mpl-data`` (matplotlib resolves them at load).
+    """
+    folder = ensure()
+    lock = json.loads(LOCK_FILE.read_text())
+    entry = lock["packages"]["matplotlib"]
+    with tempfile.TemporaryDirectory(prefix="sb-fonts-") as tmp, \
+            zipfile.ZipFile(folder / entry["file_name"]) as zf:
+        for name in zf.namelist():
+            if "/mpl-data/fonts/" in name:
+                zf.extract(name, tmp)
+        data = next(Path(tmp).rglob("mpl-data"))
+        subprocess.run([python, "-c", _FONTLIST_SCRIPT, str(data), str(out), entry["version"]],
+                       check=True, env=dict(os.environ, MPLCONFIGDIR=tmp))
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--stage", type=Path, help="copy the distribution to STAGE/_pyodide")
+    ap.add_argument("--fontlist", metavar="PYTHON",
+                    help=f"rewrite {FONTLIST.name} with PYTHON (running matplotlib 3.8.4)")
     args = ap.parse_args(argv)
+    if args.fontlist:
+        print(f"pyodide_dist: wrote {make_fontlist(args.fontlist)}")
+        return 0
     try:
         folder = stage(args.stage / "_pyodide") if args.stage else ensure()
     except DistributionUnavailable as exc:

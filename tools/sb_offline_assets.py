@@ -78,6 +78,12 @@ def _drop_thebe_cdn(app) -> None:
 
 def setup(app):
     app.connect("config-inited", _config_inited)
+    try:  # live mode (tools/sb_live.py, next to this file): absent from the build tool's tiny test books
+        import sb_live  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        app.setup_extension("sb_live")
     if "sphinx_thebe" in app.extensions:
         _drop_thebe_cdn(app)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,230 @@
+"""Sphinx extension: live mode for the static book's experiments (a "Run live" button each).
+
+Set up by ``tools/sb_offline_assets.py`` (the book's local extension) when this file is next
+to it.  At ``config-inited`` it
+stages, in ``<outdir>/../_sb_live/`` (appended to ``html_extra_path``, so Sphinx copies it to
+the site's root):
+
+* ``_pyodide/``: the verified Pyodide distribution (``tools/pyodide_dist.py``);
+* ``_live/sb_live.js``: the one browser adapter of every experiment (``book/_live/``);
+* ``_live/sb_packages.zip``: the book's ``spatialbook`` and ``widgets`` packages as they are in
+  the working tree, plus matplotlib's prebuilt font list, unpacked into Pyodide on first use;
+* ``_live/sb_bytecode.zip``: the distribution's Python files compiled by a CPython 3.12 found on
+  the machine (see ``bytecode_zip``; empty when there is none: live mode then starts slower).
+
+At ``html-page-context`` it adds, to every frame player that shows a registered experiment
+(recognised by its picture's alt text, ``Experiment.alt``), a "Run live" button.  The button
+carries only a few attributes and an inline click handler: before the click the page loads
+nothing new.  The first click loads the adapter and Pyodide (once per page, shared by the
+page's experiments).  The stored notebook outputs are not touched.
+
+When the distribution cannot be fetched (no network, no cache), the book still builds: every
+player gets a short note saying that live mode is not available in this build, and the frames
+work as before.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import shutil
+import sys
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+ADAPTER = ROOT / "book" / "_live" / "sb_live.js"
+PACKAGES = ("spatialbook", "widgets")
+
+_PLAYER = re.compile(r'<div class="sb-frame-player" id="(sb-fp-[0-9a-f]{12})"[^>]*>')
+
+
+def _alt_names() -> dict[str, str]:
+    """Escaped alt text of each registered experiment's pictures -> registry name."""
+    sys.path.insert(0, str(ROOT))
+    from widgets import EXPERIMENTS
+
+    return {html.escape(cls.alt or cls.title): name for name, cls in EXPERIMENTS.items()}
+
+
+def packages_zip(dest: Path, fontlist: Path) -> Path:
+    """The project's packages (``*.py`` only) and the font list, as a deterministic zip."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED) as zf:
+        for pkg in PACKAGES:
+            for path in sorted((ROOT / pkg).rglob("*.py")):
+                rel = path.relative_to(ROOT).as_posix()
+                if "__pycache__" in rel:
+                    continue
+                info = zipfile.ZipInfo(rel, date_time=(2020, 1, 1, 0, 0, 0))
+                info.compress_type = zipfile.ZIP_DEFLATED
+                zf.writestr(info, path.read_bytes())
+        info = zipfile.ZipInfo("fontlist-v330.json", date_time=(2020, 1, 1, 0, 0, 0))
+        info.compress_type = zipfile.ZIP_DEFLATED
+        zf.writestr(info, fontlist.read_bytes())
+    return dest
+
+
+# The bytecode cache: Pyodide's wheels and standard library hold only .py files, and compiling
+# them at import is most of the time Python spends starting (6.6 s of compile() for the ~400
+# modules the experiments import, measured in Chromium on a loaded 2-core machine).  A CPython
+# 3.12 (same bytecode, magic number 3531) compiles them at build time into unchecked hash-based
+# .pyc files, with the paths they have in Pyodide; the adapter unpacks them before importing.
+_PYC_WHEELS = ("numpy", "matplotlib", "pyparsing", "python-dateutil", "pillow", "six",
+               "packaging", "cycler", "kiwisolver", "contourpy")
+_PYC_SCRIPT = r"""
+import importlib.util, io, sys, zipfile
+from importlib._bootstrap_external import _code_to_hash_pyc
+assert sys.version_info[:2] == (3, 12), sys.version
+out = zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED)
+def pyc(src, path):
+    code = compile(src, path, "exec", dont_inherit=True)
+    return _code_to_hash_pyc(code, importlib.util.source_hash(src), checked=False)
+def skip(name):
+    parts = name.split("/")
+    return any(p in ("tests", "test", "testing", "idlelib", "tkinter", "turtledemo",
+                     "lib2to3", "ensurepip", "distutils", "f2py", "_pyinstaller") for p in parts)
+for kind, archive in zip(sys.argv[2::2], sys.argv[3::2]):
+    with zipfile.ZipFile(archive) as zf:
+        for name in zf.namelist():
+            if not name.endswith(".py") or skip(name):
+                continue
+            src = zf.read(name)
+            try:
+                if kind == "stdlib":      # sourceless, found first on sys.path
+                    data = pyc(src, "/lib/python312.zip/" + name)
+                    target = "lib/sb-stdlib-pyc/" + name + "c"
+                else:
+                    data = pyc(src, "/lib/python3.12/site-packages/" + name)
+                    head, _, tail = name.rpartition("/")
+                    target = ("lib/python3.12/site-packages/" + head + "/__pycache__/"
+                              + tail[:-3] + ".cpython-312.pyc")
+            except SyntaxError:
+                continue
+            info = zipfile.ZipInfo(target, date_time=(2020, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            out.writestr(info, data)
+out.close()
+"""
+
+
+def python312() -> str | None:
+    """A CPython 3.12 to compile the bytecode cache with (``$SB_PYTHON312`` first), or None."""
+    import glob
+    import os
+    import subprocess
+
+    candidates = [os.environ.get("SB_PYTHON312"), sys.executable, shutil.which("python3.12"),
+                  *sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.12*/bin/python3")))]
+    for exe in candidates:
+        if not exe:
+            continue
+        try:
+            out = subprocess.run([exe, "-c", "import sys; print(sys.version_info[:2] == (3, 12))"],
+                                 capture_output=True, text=True, timeout=30)
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if out.stdout.strip() == "True":
+            return exe
+    return None
+
+
+def bytecode_zip(dest: Path, dist: Path) -> Path | None:
+    """Compile the distribution's Python files (see _PYC_SCRIPT) into ``dest``; None without 3.12."""
+    import json
+    import subprocess
+
+    exe = python312()
+    if exe is None:
+        print("sb_live: no CPython 3.12 found: live mode works, but starts slower (no bytecode "
+              "cache); set SB_PYTHON312 to one", file=sys.stderr)
+        return None
+    lock = json.loads((dist / "pyodide-lock.json").read_text())
+    args = ["stdlib", str(dist / "python_stdlib.zip")]
+    for name in _PYC_WHEELS:
+        args += ["wheel", str(dist / lock["packages"][name]["file_name"])]
+    stamp = dest.with_suffix(".inputs")
+    key = json.dumps([args, _PYC_SCRIPT, exe])
+    if dest.is_file() and stamp.is_file() and stamp.read_text() == key:
+        return dest
+    subprocess.run([exe, "-c", _PYC_SCRIPT, str(dest), *args], check=True)
+    stamp.write_text(key)
+    return dest
+
+
+def stage_live(staging: Path) -> str | None:
+    """Stage everything live mode needs; return None, or why live mode is unavailable."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import pyodide_dist
+
+    live = staging / "_live"
+    live.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(ADAPTER, live / ADAPTER.name)
+    packages_zip(live / "sb_packages.zip", pyodide_dist.FONTLIST)
+    try:
+        pyodide_dist.stage(staging / "_pyodide")
+        cache = bytecode_zip(pyodide_dist.cache_dir() / "sb_bytecode.zip", staging / "_pyodide")
+        if cache is not None:
+            shutil.copy2(cache, live / "sb_bytecode.zip")
+        else:                                   # an empty zip: the adapter fetches it anyway
+            zipfile.ZipFile(live / "sb_bytecode.zip", "w").close()
+    except pyodide_dist.DistributionUnavailable as exc:
+        shutil.rmtree(staging / "_pyodide", ignore_errors=True)
+        shutil.rmtree(live, ignore_errors=True)
+        print(f"sb_live: live mode NOT available in this build (frames only): {exc}",
+              file=sys.stderr)
+        return str(exc)
+    return None
+
+
+def _config_inited(app, config) -> None:
+    staging = Path(app.outdir).resolve().parent / "_sb_live"
+    app.env_sb_live_problem = stage_live(staging)
+    app.sb_live_names = _alt_names()
+    app.sb_live_mb = sum(p.stat().st_size for p in staging.rglob("*") if p.is_file()) / 1e6
+    extra = list(config.html_extra_path or [])
+    if str(staging) not in extra:
+        extra.append(str(staging))
+    config.html_extra_path = extra
+
+
+_NOTE = ('<p class="sb-live-note">Live mode is not available in this build (the Pyodide '
+         'distribution could not be fetched when the book was built); the precomputed frames '
+         'below work without it.</p>')
+
+
+def _button(name: str, uid: str, src: str, megabytes: float) -> str:
+    return (f'<div class="sb-live-bar"><button type="button" class="sb-live-button" '
+            f'id="{uid}-live" data-sb-experiment="{name}" data-sb-src="{src}" '
+            'onclick="var b=this;if(window.sbLive){window.sbLive.start(b);return;}'
+            'b.disabled=true;b.textContent=\'Loading...\';var s=document.createElement(\'script\');'
+            's.src=b.getAttribute(\'data-sb-src\');s.onload=function(){window.sbLive.start(b);};'
+            's.onerror=function(){b.textContent=\'Live mode unavailable\';};'
+            'document.head.appendChild(s);">Run live</button> '
+            '<span class="sb-live-hint">every control, computed in your browser '
+            f'(the first start loads {megabytes:.0f} MB once)</span></div>\n')
+
+
+def _page_context(app, pagename, templatename, context, doctree) -> None:
+    body = context.get("body")
+    if not body or "sb-frame-player" not in body:
+        return
+    names = app.sb_live_names
+    problem = getattr(app, "env_sb_live_problem", None)
+    src = context["pathto"]("_live/sb_live.js", 1)
+
+    def add(m: re.Match) -> str:
+        uid = m.group(1)
+        alt = re.search(rf'id="{uid}-img" src="[^"]*" alt="([^"]*)"', body[m.end():])
+        name = names.get(alt.group(1)) if alt else None
+        if name is None:
+            return m.group(0)
+        return m.group(0) + "\n" + (_NOTE if problem else _button(name, uid, src, app.sb_live_mb))
+
+    context["body"] = _PLAYER.sub(add, body)
+
+
+def setup(app):
+    app.connect("config-inited", _config_inited)
+    app.connect("html-page-context", _page_context)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,197 @@
+"""Live mode of the static book: the experiments run in the reader's browser under Pyodide.
+
+The browser adapter (``book/_live/sb_live.js``) loads Pyodide once per page, unpacks the book's
+own ``spatialbook`` and ``widgets`` packages, loads this file as the module ``sb_live`` and
+calls it.  Nothing here re-implements physics or drawing: each experiment is the class
+registered in ``widgets.EXPERIMENTS``, driven through its usual ``set``/``scene``/blitting path.
+
+What differs from JupyterLab is only the display:
+
+* there is no ipywidgets in Pyodide, so :func:`install_ipywidgets_stand_in` puts a small
+  stand-in module in ``sys.modules`` before ``widgets`` is imported (the experiments build
+  their controls as usual; the stand-in only holds values and calls observers);
+* an update renders the figure (blitted) and leaves the PNG encoding out: the adapter copies
+  the Agg canvas's RGBA buffer (:meth:`Live.pixels`) into an HTML canvas with ``ImageData``;
+* matplotlib's font list is prebuilt (``fontlist-v330.json`` for matplotlib 3.8.4's bundled
+  fonts, relative paths), so importing matplotlib does not rebuild it (about 3 s).
+
+The controls are described to the adapter by :func:`control_specs` (built from each
+experiment's ``CONTROLS``); readouts are the same HTML table as the frame players'
+(``Experiment.readout_table``) and the numbers of ``Experiment.state()``.
+
+The module also runs in CPython (with or without ipywidgets), which is how it is tested.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import types
+from typing import Any, Callable
+
+FONTLIST = "fontlist-v330.json"   # matplotlib 3.8's font cache file name
+
+
+# --------------------------------------------------------------- ipywidgets stand-in (Pyodide)
+
+
+class _Widget:
+    """Holds keyword arguments as attributes; ``value`` assignments call the observers."""
+
+    def __init__(self, *children, **kwargs: Any) -> None:
+        self.__dict__["_observers"] = []
+        if children:
+            kwargs.setdefault("children", children[0])
+        kwargs.setdefault("value", None)
+        self.__dict__.update(kwargs)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        old = self.__dict__.get(name)
+        self.__dict__[name] = value
+        if name == "value":
+            for fn in list(self._observers):
+                fn({"name": "value", "old": old, "new": value, "owner": self, "type": "change"})
+
+    def observe(self, fn: Callable, names: Any = None) -> None:
+        self._observers.append(fn)
+
+    def close(self) -> None:
+        self._observers.clear()
+
+    def _repr_mimebundle_(self, **kwargs):
+        return {"text/plain": type(self).__name__}
+
+
+def _stand_in() -> types.ModuleType:
+    mod = types.ModuleType("ipywidgets")
+    mod.__doc__ = "Stand-in for ipywidgets under Pyodide (widgets/live.py): values and observers."
+    for name in ("Widget", "FloatSlider", "IntSlider", "ToggleButtons", "Play", "Image", "HTML",
+                 "HBox", "VBox", "Box", "Label", "Checkbox", "Dropdown", "Output"):
+        setattr(mod, name, type(name, (_Widget,), {}))
+    mod.Layout = lambda **kw: types.SimpleNamespace(**kw)
+    mod.jslink = lambda a, b: _Widget()
+    mod.sb_stand_in = True
+    return mod
+
+
+def install_ipywidgets_stand_in(force: bool = False) -> bool:
+    """Make ``import ipywidgets`` work where it is not installed; True when the stand-in is used."""
+    if not force:
+        try:
+            import ipywidgets  # noqa: F401
+            return False
+        except ImportError:
+            pass
+    sys.modules["ipywidgets"] = _stand_in()
+    return True
+
+
+def install_fontlist(source: str) -> list[str]:
+    """Put the prebuilt font list where matplotlib looks first (call before importing it).
+
+    Upstream matplotlib reads ``<MPLCONFIGDIR>/fontlist-v330.json`` (written when absent).
+    Pyodide's build of matplotlib reads ``<site-packages>/matplotlib/fontlist.json`` instead,
+    and the one its wheel ships is stamped ``_version: 390`` (another matplotlib), so 3.8.4
+    rejects it and rebuilds the list on every page load (about 3 s): under Pyodide that file
+    is replaced.  matplotlib itself is not imported.  Returns the paths written.
+    """
+    import importlib.util
+
+    if not os.path.isfile(source):
+        return []
+    config = os.environ.setdefault("MPLCONFIGDIR", "/tmp/sb-matplotlib")
+    os.makedirs(config, exist_ok=True)
+    targets = [os.path.join(config, FONTLIST)]
+    spec = importlib.util.find_spec("matplotlib")
+    replace = None
+    if spec is not None and spec.origin and sys.platform == "emscripten":
+        replace = os.path.join(os.path.dirname(spec.origin), "fontlist.json")
+        targets.append(replace)
+    written = []
+    for target in targets:
+        if target == replace or not os.path.isfile(target):
+            shutil.copyfile(source, target)
+            written.append(target)
+    return written
+
+
+# ----------------------------------------------------------------------------------- the API
+
+
+def control_specs(cls) -> list[dict]:
+    """Each control of an experiment class as a plain dict the adapter turns into HTML."""
+    from widgets import Choice, Player, Slider
+
+    out = []
+    for c in cls.CONTROLS:
+        if isinstance(c, Slider):
+            out.append({"kind": "slider", "name": c.name, "label": c.label, "min": c.min,
+                        "max": c.max, "step": c.step, "value": c.value, "fmt": c.fmt})
+        elif isinstance(c, Choice):
+            out.append({"kind": "choice", "name": c.name, "label": c.label,
+                        "options": [_plain_option(o) for o in c.options],
+                        "value": _plain_option(c.value)})
+        elif isinstance(c, Player):
+            out.append({"kind": "player", "name": c.name, "target": c.target, "min": c.min,
+                        "max": c.max, "step": c.step, "interval": c.interval})
+        else:
+            raise ValueError(f"{cls.__name__}: control {c!r} is not a Slider, Choice or Player")
+    return out
+
+
+def _plain_option(o: Any) -> Any:
+    return o if isinstance(o, (str, bool, int, float)) or o is None else str(o)
+
+
+class Live:
+    """The page's experiments: one Python object per "Run live" click, shared interpreter."""
+
+    def __init__(self) -> None:
+        self._experiments: dict[int, Any] = {}
+        self._next = 0
+
+    def create(self, name: str) -> str:
+        """Build experiment ``name``; return JSON ``{handle, title, width, height, controls}``."""
+        from widgets import EXPERIMENTS
+
+        if name not in EXPERIMENTS:
+            raise ValueError(f"sb_live: no experiment {name!r}; known: {sorted(EXPERIMENTS)}")
+        cls = EXPERIMENTS[name]
+        exp = cls()
+        handle = self._next
+        self._next += 1
+        self._experiments[handle] = exp
+        w, h = exp.canvas.get_width_height()
+        return json.dumps({"handle": handle, "title": exp.title, "width": w, "height": h,
+                           "controls": control_specs(cls)})
+
+    def update(self, handle: int, values_json: str) -> str:
+        """Set controls (JSON object), render (blitted, no PNG); return JSON readouts + state."""
+        exp = self._experiments[handle]
+        values = json.loads(values_json)
+        specs = {c.name: c for c in type(exp).CONTROLS}
+        clean = {}
+        for k, v in values.items():
+            spec = specs.get(k)
+            if spec is None:
+                raise ValueError(f"sb_live: {type(exp).__name__} has no control {k!r}")
+            if hasattr(spec, "options"):               # a Choice: the option itself
+                clean[k] = next((o for o in spec.options if _plain_option(o) == v), v)
+            elif type(spec).__name__ == "Player":
+                clean[k] = int(v)
+            else:
+                clean[k] = float(v)
+        exp._set(clean, live=False)                   # scene + blitted render, no encoding
+        return json.dumps({"readouts": exp.readout_table(), "state": exp.state()})
+
+    def pixels(self, handle: int):
+        """The figure's RGBA pixels (h, w, 4) uint8, rows top to bottom (no copy)."""
+        return self._experiments[handle].canvas.buffer_rgba()
+
+    def state(self, handle: int) -> str:
+        return json.dumps(self._experiments[handle].state())
+
+
+LIVE = Live()
