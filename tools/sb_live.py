@@ -9,8 +9,9 @@ the site's root):
 * ``_live/sb_live.js``: the one browser adapter of every experiment (``book/_live/``);
 * ``_live/sb_packages.zip``: the book's ``spatialbook`` and ``widgets`` packages as they are in
   the working tree, plus matplotlib's prebuilt font list, unpacked into Pyodide on first use;
-* ``_live/sb_bytecode.zip``: the distribution's Python files compiled by a CPython 3.12 found on
-  the machine (see ``bytecode_zip``; empty when there is none: live mode then starts slower).
+* ``_live/sb_bytecode.zip`` and ``_live/python_stdlib_pyc.zip``: the distribution's Python
+  files compiled by a CPython 3.12 found on the machine (see ``bytecode``; without one, live
+  mode works and starts slower).
 
 At ``html-page-context`` it adds, to every frame player that shows a registered experiment
 (recognised by its picture's alt text, ``Experiment.alt``), a "Run live" button.  The button
@@ -67,44 +68,53 @@ def packages_zip(dest: Path, fontlist: Path) -> Path:
 
 # The bytecode cache: Pyodide's wheels and standard library hold only .py files, and compiling
 # them at import is most of the time Python spends starting (6.6 s of compile() for the ~400
-# modules the experiments import, measured in Chromium on a loaded 2-core machine).  A CPython
-# 3.12 (same bytecode, magic number 3531) compiles them at build time into unchecked hash-based
-# .pyc files, with the paths they have in Pyodide; the adapter unpacks them before importing.
+# modules the experiments import, measured in Chromium on a loaded 2-core machine; loadPyodide
+# alone went from 6.4-7.2 s to 2.7-2.9 s with a compiled standard library).  A CPython 3.12
+# (same bytecode, magic number 3531) compiles them at build time into unchecked hash-based .pyc
+# files with the paths they have in Pyodide:
+# * the standard library: a copy of the verified python_stdlib.zip with each module's .pyc
+#   added next to its .py (zipimport takes the .pyc), given to loadPyodide as stdLibURL;
+# * the wheels: __pycache__/*.cpython-312.pyc files, unpacked next to the installed sources
+#   (the wheels themselves stay as verified: Pyodide checks their sha256 from the lock).
 _PYC_WHEELS = ("numpy", "matplotlib", "pyparsing", "python-dateutil", "pillow", "six",
                "packaging", "cycler", "kiwisolver", "contourpy")
 _PYC_SCRIPT = r"""
-import importlib.util, io, sys, zipfile
+import importlib.util, sys, zipfile
 from importlib._bootstrap_external import _code_to_hash_pyc
 assert sys.version_info[:2] == (3, 12), sys.version
 out = zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED)
+std = zipfile.ZipFile(sys.argv[2], "w", zipfile.ZIP_DEFLATED)
 def pyc(src, path):
     code = compile(src, path, "exec", dont_inherit=True)
     return _code_to_hash_pyc(code, importlib.util.source_hash(src), checked=False)
 def skip(name):
-    parts = name.split("/")
-    return any(p in ("tests", "test", "testing", "idlelib", "tkinter", "turtledemo",
-                     "lib2to3", "ensurepip", "distutils", "f2py", "_pyinstaller") for p in parts)
-for kind, archive in zip(sys.argv[2::2], sys.argv[3::2]):
+    return any(p in ("tests", "test", "testing", "f2py", "_pyinstaller", "distutils")
+               for p in name.split("/"))
+def put(zf, name, data, date_time=(2020, 1, 1, 0, 0, 0)):
+    info = zipfile.ZipInfo(name, date_time=date_time)
+    info.compress_type = zipfile.ZIP_DEFLATED
+    zf.writestr(info, data)
+for kind, archive in zip(sys.argv[3::2], sys.argv[4::2]):
     with zipfile.ZipFile(archive) as zf:
-        for name in zf.namelist():
-            if not name.endswith(".py") or skip(name):
+        for info in zf.infolist():
+            name = info.filename
+            src = zf.read(info)
+            if kind == "stdlib":
+                put(std, name, src, info.date_time)          # every file, as it is
+            if not name.endswith(".py") or (kind != "stdlib" and skip(name)):
                 continue
-            src = zf.read(name)
             try:
-                if kind == "stdlib":      # sourceless, found first on sys.path
-                    data = pyc(src, "/lib/python312.zip/" + name)
-                    target = "lib/sb-stdlib-pyc/" + name + "c"
+                if kind == "stdlib":
+                    put(std, name + "c", pyc(src, "/lib/python312.zip/" + name))
                 else:
-                    data = pyc(src, "/lib/python3.12/site-packages/" + name)
                     head, _, tail = name.rpartition("/")
-                    target = ("lib/python3.12/site-packages/" + head + "/__pycache__/"
-                              + tail[:-3] + ".cpython-312.pyc")
+                    put(out, "lib/python3.12/site-packages/" + head + "/__pycache__/"
+                        + tail[:-3] + ".cpython-312.pyc",
+                        pyc(src, "/lib/python3.12/site-packages/" + name))
             except SyntaxError:
                 continue
-            info = zipfile.ZipInfo(target, date_time=(2020, 1, 1, 0, 0, 0))
-            info.compress_type = zipfile.ZIP_DEFLATED
-            out.writestr(info, data)
 out.close()
+std.close()
 """
 
 
@@ -129,27 +139,31 @@ def python312() -> str | None:
     return None
 
 
-def bytecode_zip(dest: Path, dist: Path) -> Path | None:
-    """Compile the distribution's Python files (see _PYC_SCRIPT) into ``dest``; None without 3.12."""
+def bytecode(dest: Path, dist: Path) -> bool:
+    """Write ``dest/sb_bytecode.zip`` (wheels) and ``dest/python_stdlib_pyc.zip`` (standard
+    library + bytecode), compiled by a CPython 3.12 (see _PYC_SCRIPT; cached by their inputs).
+    Without one: an empty bytecode zip and the plain standard library; returns False."""
     import json
     import subprocess
 
     exe = python312()
+    wheels, stdlib = dest / "sb_bytecode.zip", dest / "python_stdlib_pyc.zip"
     if exe is None:
         print("sb_live: no CPython 3.12 found: live mode works, but starts slower (no bytecode "
               "cache); set SB_PYTHON312 to one", file=sys.stderr)
-        return None
+        zipfile.ZipFile(wheels, "w").close()
+        shutil.copy2(dist / "python_stdlib.zip", stdlib)
+        return False
     lock = json.loads((dist / "pyodide-lock.json").read_text())
     args = ["stdlib", str(dist / "python_stdlib.zip")]
     for name in _PYC_WHEELS:
         args += ["wheel", str(dist / lock["packages"][name]["file_name"])]
-    stamp = dest.with_suffix(".inputs")
+    stamp = dest / "bytecode.inputs"
     key = json.dumps([args, _PYC_SCRIPT, exe])
-    if dest.is_file() and stamp.is_file() and stamp.read_text() == key:
-        return dest
-    subprocess.run([exe, "-c", _PYC_SCRIPT, str(dest), *args], check=True)
-    stamp.write_text(key)
-    return dest
+    if not (wheels.is_file() and stdlib.is_file() and stamp.is_file() and stamp.read_text() == key):
+        subprocess.run([exe, "-c", _PYC_SCRIPT, str(wheels), str(stdlib), *args], check=True)
+        stamp.write_text(key)
+    return True
 
 
 def stage_live(staging: Path) -> str | None:
@@ -163,11 +177,11 @@ def stage_live(staging: Path) -> str | None:
     packages_zip(live / "sb_packages.zip", pyodide_dist.FONTLIST)
     try:
         pyodide_dist.stage(staging / "_pyodide")
-        cache = bytecode_zip(pyodide_dist.cache_dir() / "sb_bytecode.zip", staging / "_pyodide")
-        if cache is not None:
-            shutil.copy2(cache, live / "sb_bytecode.zip")
-        else:                                   # an empty zip: the adapter fetches it anyway
-            zipfile.ZipFile(live / "sb_bytecode.zip", "w").close()
+        compiled = pyodide_dist.cache_dir().parent / f"bytecode-{pyodide_dist.PYODIDE_VERSION}"
+        compiled.mkdir(parents=True, exist_ok=True)
+        bytecode(compiled, pyodide_dist.cache_dir())
+        for name in ("sb_bytecode.zip", "python_stdlib_pyc.zip"):
+            shutil.copy2(compiled / name, live / name)
     except pyodide_dist.DistributionUnavailable as exc:
         shutil.rmtree(staging / "_pyodide", ignore_errors=True)
         shutil.rmtree(live, ignore_errors=True)

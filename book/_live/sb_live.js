@@ -19,7 +19,6 @@
 
   var BOOT = [
     "import importlib, importlib.util, os, sys",
-    "if os.path.isdir('/lib/sb-stdlib-pyc'): sys.path.insert(0, '/lib/sb-stdlib-pyc')",
     "importlib.invalidate_caches()",
     "sys.path.insert(0, '/home/pyodide/sb')",
     "_spec = importlib.util.spec_from_file_location('sb_live', '/home/pyodide/sb/widgets/live.py')",
@@ -60,10 +59,11 @@
       // the wheels download while the interpreter starts (loadPyodide's packages option)
       var pyodide = await window.loadPyodide({
         indexURL: pyodideBase, fullStdLib: false, packages: ["numpy", "matplotlib"],
+        stdLibURL: base + "python_stdlib_pyc.zip",      // the standard library + its bytecode
         stdout: function () {}, stderr: function (msg) { console.warn(msg); }
       });
       lap("interpreter+numpy+matplotlib");
-      // compiled bytecode of the wheels (next to their sources) and of the standard library
+      // compiled bytecode of the wheels, next to their installed sources
       pyodide.unpackArchive(await bytecode, "zip", { extractDir: "/" });
       pyodide.unpackArchive(await zip, "zip", { extractDir: "/home/pyodide/sb" });
       lap("unpack");
