@@ -4,7 +4,7 @@ The experiment's numbers come from ``sb.inverse_dynamics`` and ``sb.mass_matrix`
 check them and what is drawn against routes that do not use those functions: MuJoCo with the
 hinge line really tilted in the world, the leaves' kinetic and potential energy from their
 geometry, and each leaf's COM acceleration by finite differences of its position.
-``check_bifold_door`` is also the oracle of the shared sweeps in tests/test_widgets.py.
+``check`` and ``DEGENERATE`` also drive the shared sweeps of tests/test_widgets.py.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from widgets.bifold import (ARROW_F, BIFOLD, COM, I_C, MASS, WIDTH, BifoldDoor, 
                             leaf_points, scene)
 
 #: settings where something vanishes (rates, accelerations, tilt); the shared test draws them
-DEGENERATE_BIFOLD = [
+DEGENERATE = [
     dict(qd1=0.0, qd2=0.0),
     dict(qd1=0.0, qd2=0.0, qdd1=0.0, qdd2=0.0),
     dict(qd1=0.0, qd2=0.0, qdd1=0.0, qdd2=0.0, tilt=0.0),
@@ -55,18 +55,18 @@ def _kinetic_energy_from_leaves(q, qd):
     return sum(0.5 * MASS * vc @ vc + 0.5 * I_C[2, 2] * w**2 for vc, w in zip(v, omegas))
 
 
-def check_bifold_door(e, st):
+def check(e, st):
     """Oracle: recompute from the control values what E8 must draw and read out."""
     q, qd, qdd, g = _state_of(st)
     tau = sb.inverse_dynamics(BIFOLD, q, qd, qdd, gravity=g)
     H = sb.mass_matrix(BIFOLD, q)
     # the three parts: bars, and their sum is the library's tau (the black marks)
-    heights = [[b.get_height() for b in group] for group in e.bars]
+    heights = e.bar_heights()
     np.testing.assert_allclose(heights[0], H @ qdd, atol=1e-12)
     np.testing.assert_allclose(heights[1], sb.inverse_dynamics(BIFOLD, q, qd, [0, 0], [0, 0, 0]), atol=1e-12)
     np.testing.assert_allclose(heights[2], sb.inverse_dynamics(BIFOLD, q, [0, 0], [0, 0], g), atol=1e-12)
     np.testing.assert_allclose(np.sum(heights, axis=0), tau, atol=1e-12)
-    np.testing.assert_allclose(e.total.get_ydata(), tau, atol=1e-12)
+    np.testing.assert_allclose(e.bar_total(), tau, atol=1e-12)
     np.testing.assert_allclose(st["tau"], tau, atol=1e-12)
     # taught: gravity has no moment about vertical hinges
     if st["tilt"] == 0.0:
@@ -117,7 +117,7 @@ def test_registered_with_the_shared_protocol(exp):
     assert EXPERIMENTS["bifold_door"] is BifoldDoor and isinstance(exp, BifoldDoor)
     assert set(exp.controls) == {"q1", "q2", "qd1", "qd2", "qdd1", "qdd2", "tilt"}
     assert exp.main_control == "q2"
-    check_bifold_door(exp, exp.state())
+    check(exp, exp.state())
 
 
 def test_tree_is_two_identical_leaves_on_parallel_hinges():
@@ -139,7 +139,7 @@ def test_state_is_the_scene(exp):
         exp.set(**values)
         expected = plain({**values, **scene(**values)["numbers"]})
         assert exp.state() == expected
-        check_bifold_door(exp, exp.state())
+        check(exp, exp.state())
     exp.set(**{s.name: s.value for s in BifoldDoor.CONTROLS})
 
 

@@ -2,7 +2,7 @@
 
 The oracles do not reuse the widget's path (sb.transform_inertia of the 6x6 inertia): they use
 the closed form of a turn about y, numpy's own eigen-solver, and MuJoCo's compiler, which
-diagonalises a ``fullinertia`` into ``body_inertia`` and ``body_iquat``.  ``check_principal_axes``
+diagonalises a ``fullinertia`` into ``body_inertia`` and ``body_iquat``.  ``check`` (with ``DEGENERATE``)
 is also the oracle of the generic sweeps in tests/test_widgets.py.
 """
 
@@ -21,6 +21,10 @@ DOOR = sb.DOOR
 IXX, IYY, IZZ = np.diag(DOOR["inertia_com"])
 
 
+#: settings where the products of inertia vanish or peak; the shared test draws them
+DEGENERATE = [dict(theta=0.0), dict(theta=45.0), dict(theta=90.0)]
+
+
 def closed_form(theta_deg):
     """I_c for a turn by theta about y, written out: R_cb = R_y(theta), I_c = R_cb I_b R_cb^T."""
     c, s = np.cos(np.deg2rad(theta_deg)), np.sin(np.deg2rad(theta_deg))
@@ -36,7 +40,7 @@ def _direction_2d(line):
     return d / np.linalg.norm(d)
 
 
-def check_principal_axes(e, st):
+def check(e, st):
     """Oracle: numbers from the closed form and numpy's eigh; drawn artists from the same."""
     theta = st["theta"]
     I_c = closed_form(theta)
@@ -91,7 +95,7 @@ def test_state_matches_scene_and_the_closed_form(exp):
         numbers = scene(theta)["numbers"]
         for key, value in numbers.items():
             np.testing.assert_allclose(st[key], value, atol=0, err_msg=key)
-        check_principal_axes(exp, st)
+        check(exp, st)
     exp.set(theta=30.0)
 
 

@@ -3,6 +3,7 @@ zero pitch the field vanishes on the hinge line (the instantaneous axis), nowher
 
 The oracle is the screw form of the field written out by hand, v(x) = h w n + w n x (x - x_O)
 for the door's screw motion about the hinge line (unit n = e_z through O), not spatialbook.
+``check`` and ``DEGENERATE`` also drive the shared sweeps of tests/test_widgets.py.
 """
 
 from __future__ import annotations
@@ -13,10 +14,49 @@ import pytest
 import spatialbook as sb
 from widgets import EXPERIMENTS
 from widgets._base import arrow_segments_3d
-from widgets.screw_axis import ARROW_FIELD, FIELD_GRID, OMEGA, scene
+from widgets.screw_axis import _PHI, ARROW_AXIS, ARROW_FIELD, FIELD_GRID, MATERIAL, OMEGA, scene
 
+DEGENERATE = [dict(pitch=0.0), dict(pitch=0.0, ref_x=0.0)]
 PITCHES = (-0.1, -0.03, 0.0, 0.05, 0.1)
 REFS = (0.0, 0.3, 0.8)
+
+
+def check(e, st):
+    """Oracle: the twist of a screw of pitch h about the hinge line, moved to P."""
+    h = st["pitch"]
+    n = np.array([0, 0, 1.0])
+    V_P = sb.shift_twist(OMEGA * np.r_[n, h * n], [st["ref_x"], 0, 0])
+    np.testing.assert_allclose(st["V_P"], V_P, atol=1e-12)
+    ax = sb.screw_axis(V_P)
+    # taught: the recovered pitch is h and the axis is the hinge line, whatever P is
+    assert st["recovered_pitch"] == pytest.approx(h, abs=1e-12)
+    np.testing.assert_allclose(st["axis_point"], [0, 0, 0], atol=1e-12)
+    np.testing.assert_allclose(st["axis_direction"], ax.direction, atol=1e-12)
+    # on-axis velocity h omega along the axis, drawn as arrows from the axis points
+    on_axis = np.asarray(e._scene["on_axis"])
+    v_axis = sb.velocity_field(V_P, on_axis - [st["ref_x"], 0, 0])
+    np.testing.assert_allclose(v_axis, np.tile(h * OMEGA * n, (len(on_axis), 1)), atol=1e-12)
+    drawn = np.column_stack(e.v_axis.get_data_3d())
+    np.testing.assert_allclose(drawn, np.column_stack(arrow_segments_3d(on_axis, v_axis, ARROW_AXIS)),
+                               atol=1e-12, equal_nan=True)
+    np.testing.assert_allclose(drawn[1::7], on_axis + ARROW_AXIS * v_axis, atol=1e-12)
+    assert st["on_axis_speed"] == pytest.approx(abs(h) * OMEGA, abs=1e-12)
+    assert st["advance_per_turn"] == pytest.approx(2 * np.pi * h, abs=1e-12)
+    # trajectories: start at the material points; circles (z constant) at h = 0, helices otherwise
+    for line, p0 in zip(e.trajs, MATERIAL):
+        x, y, z = line.get_data_3d()
+        np.testing.assert_allclose([x[0], y[0], z[0]], p0, atol=1e-12)
+        np.testing.assert_allclose(np.hypot(x, y), np.hypot(p0[0], p0[1]), atol=1e-12)
+        assert z[-1] - z[0] == pytest.approx(3 * np.pi * h, abs=1e-12)
+    np.testing.assert_allclose(e.advance.get_ydata(), h * _PHI, atol=1e-12)      # h per radian
+    np.testing.assert_allclose(st["v_material"], sb.velocity_field(V_P, MATERIAL - [st["ref_x"], 0, 0]),
+                               atol=1e-12)
+
+
+def test_default_pitch_is_zero():
+    e = EXPERIMENTS["screw_axis"]()
+    assert e.state()["pitch"] == 0.0
+    e.close()
 
 
 def _screw_field(h, x):

@@ -12,8 +12,9 @@ Every experiment: ``.controls`` (dict of ipywidgets), ``.widget`` (displayable),
 
 from __future__ import annotations
 
-from ._base import Choice, Experiment, Player, Slider
+from ._base import Bars, Choice, Experiment, Player, ReferencePoint, Series, Slider, TopView
 from .bifold import BifoldDoor
+from .kinetic_energy import KineticEnergy
 from .newton_euler import NewtonEuler
 from .power_split import PowerSplit
 from .principal_axes import PrincipalAxes
@@ -23,17 +24,18 @@ from .spatial_inertia import SpatialInertia
 from .velocity_field import VelocityField
 
 #: short name -> experiment class; ``EXPERIMENTS[name]()`` builds one (and displays nothing).
-EXPERIMENTS: dict[str, type[Experiment]] = {
-    "velocity_field": VelocityField,     # E1, CURRICULUM §1
-    "screw_axis": ScrewAxis,             # E2, §3
-    "power_split": PowerSplit,           # E3, §4
-    "spatial_inertia": SpatialInertia,   # E4, §6
-    "probes": Probes,                    # E5, §7
-    "newton_euler": NewtonEuler,         # E6, §8
-    "principal_axes": PrincipalAxes,     # E7, chapter 10
-    "bifold_door": BifoldDoor,           # E8, chapter 11
-}
+#: Each class's ``name`` is its key; the order is the book's (E1, E2, ...).
+EXPERIMENTS: dict[str, type[Experiment]] = {cls.name: cls for cls in (
+    VelocityField,      # E1, book chapter 1
+    ScrewAxis,          # E2, chapter 3
+    PowerSplit,         # E3, chapters 4 and 5
+    SpatialInertia,     # E4, chapter 6
+    Probes,             # E5, chapter 7
+    NewtonEuler,        # E6, chapter 8
+    PrincipalAxes,      # E7, chapter 10
+    BifoldDoor,         # E8, chapter 11
+    KineticEnergy,      # E9, chapter 6 (no player in a chapter: the recipe's worked example)
+)}
 
-__all__ = ["EXPERIMENTS", "Experiment", "Slider", "Choice", "Player", "VelocityField",
-           "ScrewAxis", "PowerSplit", "SpatialInertia", "Probes", "NewtonEuler",
-           "PrincipalAxes", "BifoldDoor"]
+__all__ = ["EXPERIMENTS", "Experiment", "Slider", "Choice", "Player", "TopView", "Bars", "Series",
+           "ReferencePoint", *(cls.__name__ for cls in EXPERIMENTS.values())]

@@ -123,6 +123,124 @@ class Player:
         return [int(self.min + i * self.step) for i in idx]
 
 
+# ------------------------------------------------------------------ declared figure parts
+
+
+@dataclass(frozen=True)
+class TopView:
+    """The "door from above" axes (see :func:`door_top_view`), declared once: the base class
+    builds it as ``self.top`` (the axes) and ``self.door`` (the door bar) before ``_setup``."""
+
+    rect: tuple
+    xlim: tuple
+    ylim: tuple
+    title: str
+    hinge_label: tuple = (-0.1, -0.12)
+    door_lw: float = 5.0
+    door_alpha: float = 0.85
+    door_zorder: float = 1
+    com: bool = False                   # mark the door's centre of mass C (orange dot, "C")
+
+
+@dataclass(frozen=True)
+class Series:
+    """One set of bars in a :class:`Bars` panel, one bar per tick, in one colour (or one per tick).
+
+    ``values`` is either a vector key of ``scene()["numbers"]`` (component i at tick i) or one
+    entry per tick: a scalar key ``"total_power"`` or a component ``"vdot_P[0]"``.
+    """
+
+    label: str
+    values: str | tuple
+    color: str | tuple
+
+
+@dataclass(frozen=True)
+class Bars:
+    """A bar chart declared once; the base class lays it out, registers its bars as moving,
+    sets their heights from the scene and offers its rows to the readouts (:meth:`readouts`).
+
+    ``ticks``: the groups along x; ``series``: the bars of each group (side by side); ``total``:
+    a vector key drawn as a black mark per group (e.g. the sum of the series).  ``lim``: the
+    y axis runs from -lim to lim; ``None`` fits it to the largest bar over a sweep of the
+    controls in ``span`` (default: the main control) at the other controls' current values,
+    rounded up to a round number, so the axis stays put while those controls move and is
+    rescaled, with one redraw of the background, when another control changes the range.
+    """
+
+    title: str
+    ylabel: str
+    unit: str
+    ticks: tuple
+    series: tuple
+    rect: tuple = (0.62, 0.12, 0.35, 0.78)
+    lim: float | None = None
+    span: tuple | None = None
+    samples: int = 9                    # values per span control when fitting the axis
+    total: str | None = None
+    total_label: str = "total"
+    total_size: float = 22.0
+    labels: tuple | None = None         # readout labels per tick (default: the ticks)
+    width: float = 0.8                  # of a group of bars, in tick spacings
+    tick_fontsize: float | None = 8
+    legend: str | None = "upper right"
+    separators: tuple = ()              # x positions of thin vertical lines between groups
+
+    def values(self, numbers: dict) -> np.ndarray:
+        """Bar heights, shape (series, ticks), read from the scene's numbers."""
+        return np.array([_series_values(s.values, numbers, len(self.ticks)) for s in self.series])
+
+    def readouts(self) -> tuple:
+        """Readout rows ``(label, key, unit)``: a vector series gives one row (its label), a
+        series of scalar keys one row per tick (the tick's label); then the total."""
+        rows = []
+        labels = self.labels or self.ticks
+        for s in self.series:
+            if isinstance(s.values, str):
+                rows.append((s.label, s.values, self.unit))
+            else:
+                rows.extend((l, v, self.unit) for l, v in zip(labels, s.values) if "[" not in v)
+        if self.total:
+            rows.append((self.total_label, self.total, self.unit))
+        return tuple(rows)
+
+
+def _series_values(values, numbers: dict, n: int) -> np.ndarray:
+    if isinstance(values, str):
+        return np.asarray(numbers[values], float).reshape(n)
+    out = []
+    for ref in values:
+        key, _, index = ref.partition("[")
+        v = numbers[key]
+        out.append(float(v[int(index[:-1])] if index else v))
+    return np.array(out)
+
+
+@dataclass(frozen=True)
+class ReferencePoint:
+    """The sliding reference point on the top view, declared once: a blue diamond at the scene
+    key ``key`` (a 3-vector), with an optional ``label`` under it, an optional arrow d from it
+    to the point under the scene key ``target`` (d = x_target - x_P), and an optional velocity
+    arrow of the numbers' vector ``velocity``, drawn ``scale`` m per m/s."""
+
+    key: str
+    label: str = ""
+    target: str | None = None
+    velocity: str | None = None
+    scale: float = 0.15
+    color: str = "#0072B2"
+
+
+def nice_limit(x: float) -> float:
+    """The smallest round number (1, 1.5, 2, 2.5, 3, 4, 5, 6, 8 times a power of ten) at least
+    8 % above ``x``; 1 for x = 0."""
+    x = 1.08 * abs(float(x))
+    if not math.isfinite(x) or x <= 0:
+        return 1.0
+    p = 10.0 ** math.floor(math.log10(x))
+    return next(m * p for m in (1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10) if m * p >= x * (1 - 1e-12))
+
+
 # ------------------------------------------------------------------------- plain-number helpers
 
 
@@ -171,6 +289,9 @@ class Experiment:
     alt: str = ""
     CONTROLS: tuple = ()
     READOUTS: tuple = ()                     # (label, key, unit)
+    TOP_VIEW: TopView | None = None          # declared parts, built and drawn by the base class
+    BARS: tuple = ()                         # Bars panels
+    REFERENCE: ReferencePoint | None = None  # on the top view
     main_control: str = ""
     scene: Callable[..., dict]               # set by subclasses as staticmethod(module.scene)
     figsize = (9.0, 4.2)
@@ -197,7 +318,7 @@ class Experiment:
         self._background = None
         self._scene: dict = {}
         self._suspended = False
-        self._setup(self.figure)
+        self._build(self.figure)
 
         w, h = self.canvas.get_width_height()
         # the plot shrinks (aspect kept) to leave room for the readouts on narrow notebooks
@@ -221,11 +342,151 @@ class Experiment:
         self.update()
 
     # ------------------------------------------------------------------ subclass hooks
-    def _setup(self, fig: Figure) -> None:  # pragma: no cover - abstract
-        raise NotImplementedError
+    def _setup(self, fig: Figure) -> None:
+        """Create the experiment's own axes and artists (the declared parts are built by
+        :meth:`_build`: ``TOP_VIEW`` before this hook, ``BARS`` and ``REFERENCE`` after it)."""
 
-    def _draw(self, scene: dict) -> bool:  # pragma: no cover - abstract
-        raise NotImplementedError
+    def _draw(self, scene: dict) -> bool:
+        """Move the experiment's own artists; return True if something static changed."""
+        return False
+
+    # ------------------------------------------------------------------ declared parts
+    def _build(self, fig: Figure) -> None:
+        """Build the declared top view, the experiment's own artists, the bar panels and the
+        reference-point marker, in that order."""
+        self._bar_parts: list = []
+        self._bar_limits: list = []
+        if self.TOP_VIEW is not None:
+            t = self.TOP_VIEW
+            self.top, self.door = door_top_view(
+                fig, t.rect, t.xlim, t.ylim, t.title, hinge_label=t.hinge_label, door_lw=t.door_lw,
+                door_alpha=t.door_alpha, door_zorder=t.door_zorder)
+            if t.com:
+                x_C = float(sb.DOOR["com"][0])
+                self.top.plot([x_C], [0.0], "o", color=COLORS["orange"], ms=8, zorder=4)
+                self.top.annotate("C", (x_C, 0.0), (x_C - 0.02, 0.07), fontsize=9)
+        self._setup(fig)
+        for panel in self.BARS:
+            self._bar_parts.append(self._setup_bars(fig, panel))
+            self._bar_limits.append(None)
+        if self.REFERENCE is not None:
+            self._setup_reference(self.REFERENCE)
+
+    def _setup_bars(self, fig: Figure, p: Bars) -> tuple:
+        ax = fig.add_axes(p.rect)
+        xs = np.arange(len(p.ticks))
+        k = len(p.series)
+        step = p.width / k
+        groups = []
+        for j, s in enumerate(p.series):
+            color = list(s.color) if isinstance(s.color, tuple) else s.color
+            group = ax.bar(xs + (j - (k - 1) / 2) * step, np.zeros(len(xs)),
+                           step - (0.02 if k > 1 else 0.0), color=color, label=s.label or None)
+            for b in group:
+                self._moving(b)
+            groups.append(group)
+        total = None
+        if p.total:
+            total = self._moving(ax.plot(xs, np.zeros(len(xs)), "_", color="black", ms=p.total_size,
+                                         mew=2.5, label=p.total_label, zorder=5)[0])
+        ax.set_xticks(xs, list(p.ticks), fontsize=p.tick_fontsize)
+        lim = p.lim if p.lim is not None else 1.0
+        ax.set_ylim(-lim, lim)
+        ax.set_ylabel(p.ylabel)
+        ax.axhline(0, color="black", lw=0.8)
+        for x in p.separators:
+            ax.axvline(x, color="grey", lw=0.8)
+        ax.grid(True, axis="y", alpha=0.3)
+        if p.legend and any(s.label for s in p.series):
+            from matplotlib.lines import Line2D
+            handles = [g for g, s in zip(groups, p.series) if s.label]
+            if total is not None:                    # a short line, not the wide group mark
+                handles.append(Line2D([], [], color="black", lw=2.5, label=p.total_label))
+            ax.legend(handles=handles, loc=p.legend, fontsize=8)
+        ax.set_title(p.title, fontsize=10)
+        return ax, groups, total
+
+    def _setup_reference(self, r: ReferencePoint) -> None:
+        ax = self.top
+        self._ref_marker = self._moving(ax.plot([], [], "D", color=r.color, ms=8, zorder=7)[0])
+        self._ref_label = self._ref_arrow = self._ref_velocity = None
+        if r.label:
+            self._ref_label = self._moving(ax.text(0, -0.13, r.label, fontsize=9, ha="center",
+                                                   color=r.color))
+        if r.target:
+            self._ref_arrow = self._moving(ax.annotate(
+                "", (0, 0), (0, 0), zorder=5, arrowprops=dict(arrowstyle="->", color=r.color, lw=1.5)))
+        if r.velocity:
+            self._ref_velocity = self._moving(ax.quiver(
+                [0], [0], [0], [0], color=r.color, angles="xy", scale_units="xy", scale=1 / r.scale,
+                width=0.008, zorder=6))
+
+    def _draw_declared(self, scene: dict) -> bool:
+        """Heights of the declared bars, the reference marker; True if an axis was rescaled."""
+        numbers = scene["numbers"]
+        full = False
+        for i, (p, (ax, groups, total)) in enumerate(zip(self.BARS, self._bar_parts)):
+            for group, heights in zip(groups, p.values(numbers)):
+                for b, h in zip(group, heights):
+                    b.set_height(float(h))
+            if total is not None:
+                total.set_ydata(np.asarray(numbers[p.total], float))
+            if p.lim is None:
+                lim = self._fitted_limit(i, p)
+                if lim != ax.get_ylim()[1]:
+                    ax.set_ylim(-lim, lim)
+                    full = True
+        r = self.REFERENCE
+        if r is not None:
+            x = np.asarray(scene[r.key], float)
+            self._ref_marker.set_data([x[0]], [x[1]])
+            if self._ref_label is not None:
+                self._ref_label.set_x(x[0])
+            if self._ref_arrow is not None:
+                t = np.asarray(scene[r.target], float)
+                self._ref_arrow.xy = (t[0], t[1])
+                self._ref_arrow.set_position((x[0], x[1]))
+            if self._ref_velocity is not None:
+                v = np.asarray(numbers[r.velocity], float)
+                self._ref_velocity.set_offsets(x[None, :2])
+                self._ref_velocity.set_UVC(v[:1], v[1:2])
+        return full
+
+    def _fitted_limit(self, i: int, p: Bars) -> float:
+        """``nice_limit`` of the largest bar (or total) over a sweep of the controls in
+        ``p.span`` at the current values of the others; recomputed only when those change."""
+        values = self._scene_values()
+        span = p.span or (self.main_control,)
+        key = tuple((k, repr(v)) for k, v in sorted(values.items()) if k not in span)
+        cached = self._bar_limits[i]
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        grids = [self._specs[c].sweep(p.samples) for c in span]
+        largest = 0.0
+        for combo in np.array(np.meshgrid(*[np.arange(len(g)) for g in grids])).reshape(len(span), -1).T:
+            v = {**values, **{c: grids[j][int(n)] for j, (c, n) in enumerate(zip(span, combo))}}
+            numbers = self.scene(**v)["numbers"]
+            largest = max(largest, float(np.max(np.abs(p.values(numbers)))),
+                          float(np.max(np.abs(numbers[p.total]))) if p.total else 0.0)
+        lim = nice_limit(largest)
+        self._bar_limits[i] = (key, lim)
+        return lim
+
+    def _scene_values(self) -> dict:
+        return dict(self._drawn_values)
+
+    def bar_heights(self, panel: int = 0) -> np.ndarray:
+        """The drawn heights of a declared bar panel, shape (series, ticks) (for tests)."""
+        return np.array([[b.get_height() for b in group] for group in self._bar_parts[panel][1]])
+
+    def bar_total(self, panel: int = 0) -> np.ndarray | None:
+        """The drawn total marks of a declared bar panel, or None."""
+        total = self._bar_parts[panel][2]
+        return None if total is None else np.asarray(total.get_ydata(), float)
+
+    def bar_axes(self, panel: int = 0):
+        """The axes of a declared bar panel."""
+        return self._bar_parts[panel][0]
 
     # ------------------------------------------------------------------ public API
     def values(self) -> dict[str, Any]:
@@ -252,8 +513,10 @@ class Experiment:
     def update(self, live: bool = True) -> None:
         """Recompute the scene from the controls, redraw moving artists, refresh the readouts
         (``live=False``: render only, leave the widget's image and panel alone)."""
-        self._scene = self.scene(**self.values())
+        self._drawn_values = self.values()
+        self._scene = self.scene(**self._drawn_values)
         full = self._draw(self._scene)
+        full = self._draw_declared(self._scene) or full
         self._render(full)
         if live:
             self.image.value = self._encode(self.live_compress_level)
@@ -318,10 +581,13 @@ class Experiment:
         drawer = cls.__new__(cls)
         drawer._moving_artists, drawer._layer_artists, drawer._layer_deps = [], [], set()
         drawer._top_artists = []
-        cls._setup(drawer, fig)
+        drawer._specs = {c.name: c for c in cls.CONTROLS}
+        cls._build(drawer, fig)
         defaults = {c.name: c.value for c in cls.CONTROLS if not isinstance(c, Player)}
-        drawer._scene = cls.scene(**{**defaults, **values})
+        drawer._drawn_values = {**defaults, **values}
+        drawer._scene = cls.scene(**drawer._drawn_values)
         cls._draw(drawer, drawer._scene)
+        cls._draw_declared(drawer, drawer._scene)
         for a in (*drawer._moving_artists, *drawer._layer_artists, *drawer._top_artists):
             a.set_animated(False)
         return drawer

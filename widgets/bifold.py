@@ -29,7 +29,7 @@ import numpy as np
 
 import spatialbook as sb
 
-from ._base import COLORS, Experiment, Slider, door_top_view
+from ._base import COLORS, Bars, Experiment, Series, Slider, TopView
 
 LEAF = sb.DOOR
 MASS = float(LEAF["mass"])
@@ -50,9 +50,7 @@ BIFOLD = sb.Tree(
 
 ARROW_F = 0.04            # drawn m per N
 ARC_TAU = 4.0             # N m drawn as 315 degrees of arc
-BAR_LIM = 12.0            # N m
 H_STEP = 1e-6             # s, central differences of T and V along the motion
-PARTS = ("inertial", "velocity", "gravity")
 
 CONTROLS = (
     Slider("q2", "fold q₂ (deg)", -170.0, 170.0, 5.0, -90.0, ".0f"),
@@ -170,16 +168,23 @@ class BifoldDoor(Experiment):
         ("dT/dt + dV/dt", "energy_rate", "W"),
         ("q̇ᵀC_v (= ½ q̇ᵀḢq̇)", "velocity_power", "W"),
     )
+    TOP_VIEW = TopView((0.06, 0.12, 0.42, 0.78), (-1.75, 1.75), (-1.75, 1.75),
+                       "bifold door along the hinge line: force on each leaf\n"
+                       "(1 N ↦ 0.04 m), joint torque arcs", hinge_label=(0.08, -0.2), door_zorder=2)
+    BARS = (Bars("τ = H q̈ + C_v(q, q̇) + G(q)", "joint torque (N m)", "N m",
+                 ("joint 1\n(wall hinge)", "joint 2\n(middle hinge)"),
+                 (Series("H q̈ (inertial)", "inertial", COLORS["green"]),
+                  Series("C_v (velocity)", "velocity", COLORS["purple"]),
+                  Series("G (gravity)", "gravity", COLORS["orange"])),
+                 rect=(0.6, 0.12, 0.37, 0.78), samples=5, total="tau", total_label="τ (sum)",
+                 total_size=48.0, width=0.75),)
     main_control = "q2"
     scene = staticmethod(scene)
 
     def _setup(self, fig):
         from matplotlib.lines import Line2D
-        ax, leaf1 = door_top_view(
-            fig, (0.06, 0.12, 0.42, 0.78), (-1.75, 1.75), (-1.75, 1.75),
-            "bifold door along the hinge line: force on each leaf\n"
-            "(1 N ↦ 0.04 m), joint torque arcs", hinge_label=(0.08, -0.2), door_zorder=2)
-        self.leaf1 = self._moving(leaf1)
+        ax = self.top
+        self.leaf1 = self._moving(self.door)
         self.leaf2 = self._moving(ax.plot([], [], "-", color=COLORS["sky"], lw=5.0, alpha=0.9,
                                           solid_capstyle="butt", zorder=2)[0])
         self.hinge2 = self._moving(ax.plot([], [], "o", color="black", ms=5, zorder=5)[0])
@@ -203,27 +208,6 @@ class BifoldDoor(Experiment):
             Line2D([], [], color=COLORS["blue"], lw=2, label="τ arcs (4 N m ↦ 315°)")],
             loc="lower left", fontsize=6.5, framealpha=0.9))
 
-        bx = fig.add_axes((0.6, 0.12, 0.37, 0.78))
-        xs = np.arange(2)
-        colors = (COLORS["green"], COLORS["purple"], COLORS["orange"])
-        labels = ("H q̈ (inertial)", "C_v (velocity)", "G (gravity)")
-        self.bars = []
-        for k, (color, label) in enumerate(zip(colors, labels)):
-            group = bx.bar(xs + (k - 1) * 0.25, np.zeros(2), 0.24, color=color, label=label)
-            for b in group:
-                self._moving(b)
-            self.bars.append(group)
-        self.total = self._moving(bx.plot(xs, np.zeros(2), "_", color="black", ms=48, mew=2.5,
-                                          zorder=5)[0])
-        bx.set_xticks(xs, ["joint 1\n(wall hinge)", "joint 2\n(middle hinge)"], fontsize=8)
-        bx.set_xlim(-0.6, 1.6)
-        bx.set_ylim(-BAR_LIM, BAR_LIM); bx.set_ylabel("joint torque (N m)")
-        bx.axhline(0, color="black", lw=0.8)
-        bx.grid(True, axis="y", alpha=0.3)
-        bx.legend(handles=[*self.bars, Line2D([], [], color="black", lw=2.5, label="τ (sum)")],
-                  loc="upper right", fontsize=7)
-        bx.set_title("τ = H q̈ + C_v(q, q̇) + G(q)", fontsize=10)
-
     def _draw(self, s):
         n, p = s["numbers"], s["points"]
         self.leaf1.set_data([p["O1"][0], p["O2"][0]], [p["O1"][1], p["O2"][1]])
@@ -238,8 +222,4 @@ class BifoldDoor(Experiment):
             arc.set_data(xs, ys)
             head.set_data([xs[-1]], [ys[-1]])
             head.set_visible(abs(span) > 1e-9)
-        for group, key in zip(self.bars, PARTS):
-            for b, v in zip(group, n[key]):
-                b.set_height(float(v))
-        self.total.set_ydata(n["tau"])
         return False

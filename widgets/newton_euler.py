@@ -1,10 +1,10 @@
-"""E6 — the Newton–Euler equation on the door, term by term (CURRICULUM §8).
+"""E6 — the Newton–Euler equation on the door, term by term (book chapter 8).
 
 The door (m = 2 kg, 0.8 m x 1.2 m plate) turns about its fixed hinge O at omega e_z with
 angular acceleration alpha e_z, at the instant it lies along +x.  The total external wrench
 it needs is
 
-    F = I A + V x* (I V)                             (eq. 5.7)
+    F = I A + V x* (I V)                    (chapter 8, eq. (eq-ch08-ne))
 
 at any common reference point.  At the hinge with omega = 2 rad/s and alpha = 3 rad/s^2:
 F_O = [0, 0, 1.28; -3.2, 2.4, 0].  The centripetal pull -3.2 e_x N comes entirely from the
@@ -20,14 +20,13 @@ import numpy as np
 
 import spatialbook as sb
 
-from ._base import COLORS, Choice, Experiment, Slider, door_top_view
+from ._base import COLORS, Bars, Choice, Experiment, ReferencePoint, Series, Slider, TopView
 
 MASS = float(sb.DOOR["mass"])
 COM = np.asarray(sb.DOOR["com"], float)
 I_O = sb.spatial_inertia(MASS, COM, sb.DOOR["inertia_com"])
 X_CO = sb.motion_transform(np.eye(3), COM)          # hinge O -> COM C, same axes
 ARROW_F = 0.06                                       # drawn m per N
-BAR_LIM = 8.0
 REFERENCES = ("hinge", "COM")
 LABELS = ["τx", "τy", "τz", "fx", "fy", "fz"]
 
@@ -84,16 +83,21 @@ class NewtonEuler(Experiment):
         ("hinge torque Sᵀ F", "hinge_torque", "N m"),
         ("power Vᵀ F", "power", "W"),
     )
+    TOP_VIEW = TopView((0.08, 0.12, 0.39, 0.78), (-0.55, 1.0), (-0.6, 0.6),
+                       "door from above: required f and τ\n(1 N ↦ 0.06 m; arc ∝ τ_z)", com=True)
+    REFERENCE = ReferencePoint("x_ref")
+    BARS = (Bars("F = I A + V ×* (I V)", "wrench component (N m or N)", "N m, N",
+                 tuple(f"{l}\n({'N m' if i < 3 else 'N'})" for i, l in enumerate(LABELS)),
+                 (Series("I A", "inertial", COLORS["green"]),
+                  Series("V ×* I V", "bias", COLORS["purple"])),
+                 rect=(0.56, 0.12, 0.41, 0.78), total="total", total_label="total F",
+                 legend="upper left", separators=(2.5,), span=("alpha", "reference")),)
     main_control = "alpha"
     scene = staticmethod(scene)
 
     def _setup(self, fig):
         from matplotlib.lines import Line2D
-        ax, _ = door_top_view(fig, (0.08, 0.12, 0.39, 0.78), (-0.55, 1.0), (-0.6, 0.6),
-                              "door from above: required f and τ\n(1 N ↦ 0.06 m; arc ∝ τ_z)")
-        ax.plot([COM[0]], [COM[1]], "o", color=COLORS["orange"], ms=7, zorder=4)
-        ax.annotate("C", (COM[0], 0), (COM[0] + 0.02, -0.1), fontsize=9)
-        self.ref = self._moving(ax.plot([], [], "D", color=COLORS["blue"], ms=8, zorder=6)[0])
+        ax = self.top
         q = dict(angles="xy", scale_units="xy", scale=1 / ARROW_F)
         self.q_in = self._moving(ax.quiver([0], [0], [0], [0], color=COLORS["green"], width=0.006,
                                            zorder=7, **q))
@@ -109,27 +113,9 @@ class NewtonEuler(Experiment):
                            Line2D([], [], color=COLORS["blue"], lw=2, label="τ_z arc")],
                   loc="lower left", fontsize=7, framealpha=0.9))
 
-        bx = fig.add_axes((0.56, 0.12, 0.41, 0.78))
-        xs = np.arange(6)
-        self.b_in = bx.bar(xs - 0.2, np.zeros(6), 0.38, color=COLORS["green"], label="I A")
-        self.b_bias = bx.bar(xs + 0.2, np.zeros(6), 0.38, color=COLORS["purple"],
-                             label="V ×* I V")
-        for b in (*self.b_in, *self.b_bias):
-            self._moving(b)
-        self.total = self._moving(bx.plot(xs, np.zeros(6), "_", color="black", ms=22, mew=2.5,
-                                          label="total F", zorder=5)[0])
-        bx.set_xticks(xs, [f"{l}\n({'N m' if i < 3 else 'N'})" for i, l in enumerate(LABELS)],
-                      fontsize=8)
-        bx.set_ylim(-BAR_LIM, BAR_LIM); bx.set_ylabel("wrench component (N m or N)")
-        bx.axhline(0, color="black", lw=0.8); bx.axvline(2.5, color="grey", lw=0.8)
-        bx.grid(True, axis="y", alpha=0.3)
-        bx.legend(loc="upper left", fontsize=8)
-        bx.set_title("F = I A + V ×* (I V)", fontsize=10)
-
     def _draw(self, s):
         n = s["numbers"]
         x = s["x_ref"]
-        self.ref.set_data([x[0]], [x[1]])
         for q, k in ((self.q_in, "inertial"), (self.q_bias, "bias"), (self.q_f, "total")):
             q.set_offsets(x[None, :2])
             q.set_UVC(n[k][3:4], n[k][4:5])
@@ -139,8 +125,4 @@ class NewtonEuler(Experiment):
         self.arc.set_data(x[0] + r * np.cos(phi), x[1] + r * np.sin(phi))
         self.arc_head.set_data([x[0] + r * np.cos(phi[-1])], [x[1] + r * np.sin(phi[-1])])
         self.arc_head.set_visible(abs(span) > 1e-9)
-        for i in range(6):
-            self.b_in[i].set_height(float(n["inertial"][i]))
-            self.b_bias[i].set_height(float(n["bias"][i]))
-        self.total.set_ydata(n["total"])
         return False

@@ -1,4 +1,4 @@
-"""E3 — the power of a push, split between rotation and translation (CURRICULUM §4).
+"""E3 — the power of a push, split between rotation and translation (book chapter 4).
 
 The door turns about its fixed hinge O at omega e_z, seen at the instant it lies along +x.
 A hand pushes at the free edge Q = (0.8, 0, 0) m with a 5 N force f, tilted by the push angle
@@ -19,14 +19,13 @@ import numpy as np
 
 import spatialbook as sb
 
-from ._base import COLORS, Choice, Experiment, Slider, door_top_view
+from ._base import COLORS, Bars, Experiment, ReferencePoint, Series, Slider, TopView
 
 WIDTH = float(sb.DOOR["width"])
 PUSH_POINT = np.array([WIDTH, 0.0, 0.0])   # m, the free edge of the door
 PUSH_FORCE = 5.0                           # N
 ARROW_V = 0.15                             # drawn m per m/s
 ARROW_F = 0.06                             # drawn m per N
-BAR_LIM = 13.0
 
 CONTROLS = (
     Slider("ref_x", "reference point P, x (m)", 0.0, WIDTH, 0.02, 0.0),
@@ -66,10 +65,17 @@ class PowerSplit(Experiment):
     alt = ("Top view of the door with a push at its free edge and a sliding reference point; "
            "bars show the rotational power ω·τ, the translational power v·f and their constant sum.")
     CONTROLS = CONTROLS
+    TOP_VIEW = TopView((0.08, 0.12, 0.50, 0.78), (-0.25, 1.25), (-0.45, 0.75),
+                       "door from above: push f at Q, reference point P\n"
+                       "(1 m/s ↦ 0.15 m, 1 N ↦ 0.06 m)", hinge_label=(-0.2, -0.12))
+    REFERENCE = ReferencePoint("x_P", velocity="v_P", scale=ARROW_V)
+    BARS = (Bars("power = ω·τ_P + v_P·f", "power (W)", "W", ("ω·τ_P", "v_P·f", "total"),
+                 (Series("", ("rotational_power", "translational_power", "total_power"),
+                         (COLORS["green"], COLORS["blue"], COLORS["door"])),),
+                 rect=(0.67, 0.12, 0.30, 0.78), labels=("ω·τ_P", "v_P·f", "total V_Pᵀ F_P"),
+                 width=0.6, tick_fontsize=None),)
     READOUTS = (
-        ("ω·τ_P", "rotational_power", "W"),
-        ("v_P·f", "translational_power", "W"),
-        ("total V_Pᵀ F_P", "total_power", "W"),
+        *BARS[0].readouts(),
         ("τ_P", "tau_P", "N m"),
         ("f", "f", "N"),
         ("v_P", "v_P", "m/s"),
@@ -81,9 +87,7 @@ class PowerSplit(Experiment):
 
     def _setup(self, fig):
         from matplotlib.lines import Line2D
-        ax, _ = door_top_view(fig, (0.08, 0.12, 0.50, 0.78), (-0.25, 1.25), (-0.45, 0.75),
-                              "door from above: push f at Q, reference point P\n"
-                              "(1 m/s ↦ 0.15 m, 1 N ↦ 0.06 m)", hinge_label=(-0.2, -0.12))
+        ax = self.top
         ax.plot([WIDTH], [0], "o", color=COLORS["vermillion"], ms=6, zorder=5)
         ax.annotate("push point Q", (WIDTH, 0), (WIDTH - 0.05, -0.12), fontsize=8)
         self.line = self._moving(ax.plot([], [], "--", color=COLORS["vermillion"], lw=1,
@@ -91,10 +95,6 @@ class PowerSplit(Experiment):
         self.q_f = self._moving(ax.quiver([WIDTH], [0], [0], [0], color=COLORS["vermillion"],
                                           angles="xy", scale_units="xy", scale=1 / ARROW_F,
                                           width=0.008, zorder=6), depends=("push_angle",))
-        self.P = self._moving(ax.plot([], [], "D", color=COLORS["blue"], ms=8, zorder=7)[0])
-        self.q_v = self._moving(ax.quiver([0], [0], [0], [0], color=COLORS["blue"], angles="xy",
-                                          scale_units="xy", scale=1 / ARROW_V, width=0.008,
-                                          zorder=6))
         self.arc = self._moving(ax.plot([], [], "-", color=COLORS["green"], lw=2, zorder=6)[0])
         self.arc_head = self._moving(ax.plot([], [], "o", color=COLORS["green"], ms=4, zorder=6)[0])
         self._on_top(ax.legend(handles=[Line2D([], [], color=COLORS["vermillion"], lw=3, label="push f"),
@@ -103,17 +103,6 @@ class PowerSplit(Experiment):
                            Line2D([], [], color=COLORS["green"], lw=2, label="τ_P (arc ∝ τ_z)")],
                   loc="upper left", fontsize=7, framealpha=0.9))
 
-        bx = fig.add_axes((0.67, 0.12, 0.30, 0.78))
-        self.bars = bx.bar([0, 1, 2], [0, 0, 0],
-                           color=[COLORS["green"], COLORS["blue"], COLORS["door"]], width=0.6)
-        for b in self.bars:
-            self._moving(b)
-        bx.set_xticks([0, 1, 2], ["ω·τ_P", "v_P·f", "total"])
-        bx.set_ylim(-BAR_LIM, BAR_LIM); bx.set_ylabel("power (W)")
-        bx.axhline(0, color="black", lw=0.8)
-        bx.grid(True, axis="y", alpha=0.3)
-        bx.set_title("power = ω·τ_P + v_P·f", fontsize=10)
-
     def _draw(self, s):
         n = s["numbers"]
         p, d = n["line_point"], n["line_direction"]
@@ -121,16 +110,10 @@ class PowerSplit(Experiment):
         self.line.set_data(p[0] + t * d[0], p[1] + t * d[1])
         self.q_f.set_UVC(n["f"][:1], n["f"][1:2])
         x_P = s["x_P"]
-        self.P.set_data([x_P[0]], [x_P[1]])
-        self.q_v.set_offsets(x_P[None, :2])
-        self.q_v.set_UVC(n["v_P"][:1], n["v_P"][1:2])
         span = np.clip(n["tau_P"][2] / 4.0, -1.0, 1.0) * 1.75 * np.pi   # 4 N m = 315 deg
         phi = np.linspace(0.0, span, 40) + np.pi / 2
         r = 0.09
         self.arc.set_data(x_P[0] + r * np.cos(phi), x_P[1] + r * np.sin(phi))
         self.arc_head.set_data([x_P[0] + r * np.cos(phi[-1])], [x_P[1] + r * np.sin(phi[-1])])
         self.arc_head.set_visible(abs(span) > 1e-9)
-        for b, v in zip(self.bars, (n["rotational_power"], n["translational_power"],
-                                    n["total_power"])):
-            b.set_height(float(v))
         return False

@@ -3,7 +3,7 @@
 The door turns inside a fixed frame {c} about its own normal (the body y axis) by an angle
 theta, so the door's axes seen from {c} are R_cb = R_y(theta) and, with R_bc = R_cb^T,
 
-    I_c = R_bc^T I_b R_bc                                  (Modern Robotics eq. 8.26)
+    I_c = R_bc^T I_b R_bc          (Modern Robotics eq. 8.26; chapter 10, eq. (eq-ch10-rotate))
 
 I_b = diag(I_xx, I_yy, I_zz) about the COM in the door's own axes.  Turning the frame moves
 numbers between I_xx and I_zz and creates the product of inertia I_xz; the eigenvalues, the
@@ -38,8 +38,9 @@ CONTROLS = (
 def inertia_in_c(theta_deg):
     """I_c (kg m^2) of the door turned by ``theta_deg`` about its normal, and R_cb (batched).
 
-    Eq. 8.26 through spatialbook: the congruence of the 6x6 inertia by the pure rotation
-    X = motion_transform(R_bc, 0) has I_c = R_bc^T I_b R_bc as its upper-left block.
+    MR eq. 8.26 (chapter 10, eq. (eq-ch10-rotate)) through spatialbook: the congruence of the
+    6x6 inertia by the pure rotation X = motion_transform(R_bc, 0) has I_c = R_bc^T I_b R_bc as
+    its upper-left block.
     """
     R_cb = sb.rotation_y(np.deg2rad(theta_deg))               # door axes in {c}
     R_bc = np.swapaxes(R_cb, -1, -2)

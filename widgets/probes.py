@@ -1,5 +1,5 @@
 """E5 — three probes at the same place read three field rates, and one spatial acceleration
-(CURRICULUM §7).
+(book chapter 7).
 
 The door spins steadily (alpha = 0) at omega e_z about its fixed hinge; look at the place
 x_P = (0.4, 0, 0) m.  Three probes pass through it right now:
@@ -12,7 +12,7 @@ x_P = (0.4, 0, 0) m.  Three probes pass through it right now:
 Each probe subtracts its own omega x u, (A_P)_lin = dv_P/dt - omega x u, and all three agree
 on the door's spatial acceleration, zero.  Then the expression frame itself may turn at nu
 (rad/s about z): the coordinates of v_P then change by the extra basis-rotation term
--nu x v_P of eq. 5.2, although nothing physical changed.
+-nu x v_P (chapter 7, eq. (eq-ch07-frame)), although nothing physical changed.
 """
 
 from __future__ import annotations
@@ -21,11 +21,12 @@ import numpy as np
 
 import spatialbook as sb
 
-from ._base import COLORS, Choice, Experiment, Slider, door_top_view
+from ._base import COLORS, Bars, Choice, Experiment, Series, Slider, TopView
 
 X_P = np.array([0.4, 0.0, 0.0])
 ARROW = 0.12          # drawn m per (m/s or m/s^2)
 PATHS = ("material", "fixed", "line")
+RATES = ("vdot_P", "omega_x_u", "A_P_lin", "frame_rate")   # the bars: x and y components
 
 CONTROLS = (
     Choice("path", "probe path", PATHS, "material"),
@@ -84,6 +85,14 @@ class Probes(Experiment):
         ("−ν × v_P (frame)", "frame_term", "m/s²"),
         ("d(v_P^c)/dt", "frame_rate", "m/s²"),
     )
+    TOP_VIEW = TopView((0.08, 0.12, 0.45, 0.78), (-0.3, 1.0), (-0.55, 0.6),
+                       "probes passing x_P now (1 m/s or 1 m/s² ↦ 0.12 m)",
+                       hinge_label=(-0.25, -0.1), door_lw=3, door_alpha=0.4)
+    BARS = (Bars("(A_P)_lin = dv_P/dt − ω × u", "component (m/s²)", "m/s²",
+                 ("dv_P/dt", "ω × u", "(A_P)_lin", "d(v_P^c)/dt"),
+                 (Series("x", tuple(f"{k}[0]" for k in RATES), COLORS["blue"]),
+                  Series("y", tuple(f"{k}[1]" for k in RATES), COLORS["orange"])),
+                 rect=(0.62, 0.14, 0.35, 0.74), width=0.72, span=("nu", "path")),)
     main_control = "nu"
     scene = staticmethod(scene)
 
@@ -95,9 +104,7 @@ class Probes(Experiment):
 
     def _setup(self, fig):
         from matplotlib.lines import Line2D
-        ax, _ = door_top_view(fig, (0.08, 0.12, 0.45, 0.78), (-0.3, 1.0), (-0.55, 0.6),
-                              "probes passing x_P now (1 m/s or 1 m/s² ↦ 0.12 m)",
-                              hinge_label=(-0.25, -0.1), door_lw=3, door_alpha=0.4)
+        ax = self.top
         t = np.linspace(0, 2 * np.pi, 90)
         dep = ("path", "omega", "u")         # everything but the frame-rate term ignores nu
         self.path_circle = self._moving(ax.plot(X_P[0] * np.cos(t), X_P[0] * np.sin(t), ":",
@@ -121,18 +128,6 @@ class Probes(Experiment):
         self._on_top(ax.legend(handles=[Line2D([], [], color=c, lw=3, label=l) for c, l in zip(cols, labels)],
                   loc="upper left", fontsize=7, ncols=2, framealpha=0.9))
 
-        bx = fig.add_axes((0.62, 0.14, 0.35, 0.74))
-        xs = np.arange(4)
-        self.bar_x = bx.bar(xs - 0.18, np.zeros(4), 0.34, color=COLORS["blue"], label="x")
-        self.bar_y = bx.bar(xs + 0.18, np.zeros(4), 0.34, color=COLORS["orange"], label="y")
-        for i, b in enumerate((*self.bar_x, *self.bar_y)):
-            self._moving(b, depends=None if i % 4 == 3 else dep)   # bar 3: d(v_P^c)/dt
-        bx.set_xticks(xs, ["dv_P/dt", "ω × u", "(A_P)_lin", "d(v_P^c)/dt"], fontsize=8)
-        bx.set_ylim(-8, 8); bx.set_ylabel("component (m/s²)")
-        bx.axhline(0, color="black", lw=0.8); bx.grid(True, axis="y", alpha=0.3)
-        bx.legend(loc="upper right", fontsize=8)
-        bx.set_title("(A_P)_lin = dv_P/dt − ω × u", fontsize=10)
-
     def _draw(self, s):
         n = s["numbers"]
         path = n["path"]
@@ -141,9 +136,6 @@ class Probes(Experiment):
         self.path_fixed.set_visible(path == "fixed")
         for q, k in zip(self.quivers, self.keys):
             q.set_UVC(n[k][:1], n[k][1:2])
-        for i, k in enumerate(("vdot_P", "omega_x_u", "A_P_lin", "frame_rate")):
-            self.bar_x[i].set_height(float(n[k][0]))
-            self.bar_y[i].set_height(float(n[k][1]))
         return False
 
 

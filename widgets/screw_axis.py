@@ -1,4 +1,4 @@
-"""E2 — the instantaneous screw axis (Chasles) and the helices it generates (CURRICULUM §3).
+"""E2 — the instantaneous screw axis (Chasles) and the helices it generates (book chapter 3).
 
 Give the door a screw motion about its hinge line (the z axis through O): it turns at
 omega = 2 rad/s and advances along the axis at h omega, h the pitch in m/rad.  Its twist

@@ -1,8 +1,8 @@
-"""E4 — the door's 6x6 spatial inertia as the reference point slides along it (CURRICULUM §6).
+"""E4 — the door's 6x6 spatial inertia as the reference point slides along it (book chapter 6).
 
 With O the reference point, d = x_C - x_O the offset to the COM and D = [d]x,
 
-    I_O = [[I_C - m D^2, m D], [-m D, m E]]        (eq. 5.5)
+    I_O = [[I_C - m D^2, m D], [-m D, m E]]        (chapter 6, eq. (eq-ch06-inertia))
 
 At the COM (d = 0) the matrix is block diagonal, diag(I_C, m E).  Sliding the reference
 point along the door makes the coupling blocks +-m D grow linearly with the offset and the
@@ -16,8 +16,9 @@ from __future__ import annotations
 import numpy as np
 
 import spatialbook as sb
+from spatialbook import unchecked as fast
 
-from ._base import COLORS, Experiment, Slider, door_top_view, fmt_number
+from ._base import Experiment, ReferencePoint, Slider, TopView, fmt_number
 
 WIDTH = float(sb.DOOR["width"])
 MASS = float(sb.DOOR["mass"])
@@ -37,11 +38,12 @@ def scene(ref_x=0.4, omega=2.0) -> dict:
     """Spatial inertia, twist, momentum and kinetic energy at P = (ref_x, 0, 0)."""
     x_P = np.array([ref_x, 0.0, 0.0])
     X_PO = sb.motion_transform(np.eye(3), x_P)                    # O -> P, same axes
-    I_P = sb.transform_inertia(X_PO, I_O)
+    # I_O was checked once and X_PO built by spatialbook: the deliberate unchecked path
+    I_P = fast.transform_inertia(X_PO, I_O)
     V_O = np.array([0.0, 0.0, omega, 0.0, 0.0, 0.0])
     V_P = sb.transform_vectors(X_PO, V_O)
-    H_P = sb.spatial_momentum(I_P, V_P)
-    T = sb.kinetic_energy(I_P, V_P)
+    H_P = fast.spatial_momentum(I_P, V_P)
+    T = fast.kinetic_energy(I_P, V_P)
     m, c, I_C = sb.inertia_parts(I_P)
     numbers = {
         "x_P": x_P, "offset": c, "V_P": V_P, "H_P": H_P, "kinetic_energy": T,
@@ -68,21 +70,13 @@ class SpatialInertia(Experiment):
         ("I_P,zz", "I_zz", "kg m²"),
         ("max |m D| entry", "coupling_max", "kg m"),
     )
+    TOP_VIEW = TopView((0.09, 0.14, 0.33, 0.72), (-0.15, 0.95), (-0.5, 0.5),
+                       "door from above: COM C, reference P", com=True)
+    REFERENCE = ReferencePoint("x_P", label="P", target="x_C")
     main_control = "ref_x"
     scene = staticmethod(scene)
 
     def _setup(self, fig):
-        ax, _ = door_top_view(fig, (0.09, 0.14, 0.33, 0.72), (-0.15, 0.95), (-0.5, 0.5),
-                              "door from above: COM C, reference P")
-        ax.plot([COM[0]], [COM[1]], "o", color=COLORS["orange"], ms=9, zorder=4)
-        ax.annotate("C", (COM[0], 0), (COM[0] - 0.02, 0.07), fontsize=9)
-        self.P = self._moving(ax.plot([], [], "D", color=COLORS["blue"], ms=8, zorder=6)[0])
-        self.d = self._moving(ax.annotate("", (0, 0), (0, 0), zorder=5,
-                                          arrowprops=dict(arrowstyle="->", color=COLORS["blue"],
-                                                          lw=1.5)))
-        self.Plabel = self._moving(ax.text(0, -0.13, "P", fontsize=9, ha="center",
-                                           color=COLORS["blue"]))
-
         hx = fig.add_axes((0.48, 0.10, 0.40, 0.76))
         edges = np.arange(7) - 0.5
         self.im = self._moving(hx.pcolormesh(edges, edges, np.zeros((6, 6)), cmap="RdBu_r",
@@ -118,10 +112,5 @@ class SpatialInertia(Experiment):
                   f"</table></div>")
 
     def _draw(self, s):
-        x_P, x_C = s["x_P"], s["x_C"]
-        self.P.set_data([x_P[0]], [x_P[1]])
-        self.d.xy = (x_C[0], 0.0)
-        self.d.set_position((x_P[0], 0.0))
-        self.Plabel.set_x(x_P[0])
         self.im.set_array(s["matrix"])
         return False

@@ -1,4 +1,4 @@
-"""E1 — the velocity field of the revolving door, seen from above (CURRICULUM §1).
+"""E1 — the velocity field of the revolving door, seen from above (book chapter 1).
 
 The door turns about its fixed vertical hinge O (the origin) at omega e_z, so its twist at O
 is V_O = [0, 0, omega; 0, 0, 0].  That one 6-vector fixes the velocity of every point of
