@@ -198,7 +198,7 @@ def as_spatial_inertia(name: str, value) -> np.ndarray:
         raise ValueError(f"{name}: expected a non-negative mass in the lower-right block, got {_item(m, m < 0)}")
     if np.any(np.linalg.eigvalsh(M) < -tol):
         raise ValueError(f"{name}: expected a positive semi-definite spatial inertia")
-    # About the COM: I_C = I_O + m C^2 with C = [c]x, c = (m c) / m  (eq. 5.5 read backwards).
+    # About the COM: I_C = I_O + m C^2 with C = [c]x, c = (m c) / m  (chapter 6, eq. (eq-ch06-inertia) read backwards).
     safe = np.where(m > 0, m, 1.0)[..., None]
     C = _skew(_vee(M[..., :3, 3:]) / safe)
     I_C = M[..., :3, :3] + safe[..., None] * (C @ C)

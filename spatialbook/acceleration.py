@@ -1,5 +1,6 @@
 """Spatial acceleration (book chapter 7): from and back to classical quantities, moving probes,
-and the derivative of coordinates in a rotating expression frame (eq. 5.2).
+and the derivative of coordinates in a rotating expression frame (seed eq. 5.2;
+chapter 7, eq. (eq-ch07-frame)).
 
 Spatial acceleration is the time derivative of the twist with the reference point held
 fixed in space: A_P = [alpha; a_P - omega x v_P] for a body point passing through P.
@@ -14,7 +15,8 @@ from ._kernels import _cross
 
 
 def spatial_acceleration(velocity, classical_acceleration) -> np.ndarray:
-    """Spatial acceleration (eq. 5.6) from classical quantities of the material point at P.
+    """Spatial acceleration from classical quantities of the material point at P (seed eq. 5.6;
+    chapter 7, eq. (eq-ch07-def)).
 
     Parameters
     ----------
@@ -67,7 +69,7 @@ def probe_acceleration(angular_velocity, field_rate, probe_velocity) -> np.ndarr
         dv_P/dt, the rate of the field value sampled by the probe along its own path (m/s^2).
     probe_velocity : array_like, shape (..., 3)
         u = dx_P/dt, the probe's own velocity through space (m/s).  u = 0 for a fixed probe
-        (then (A_P)_lin = dv_P/dt); u = v_P for a material probe (back to eq. 5.6).
+        (then (A_P)_lin = dv_P/dt); u = v_P for a material probe (back to chapter 7, eq. (eq-ch07-def)).
 
     A probe sliding along x at 0.5 m/s through a door spinning at 2 rad/s sees the field
     change by omega x u, and subtracts it:
@@ -101,7 +103,8 @@ def field_rate_along_path(velocity, acceleration, probe_velocity) -> np.ndarray:
 
 
 def rotating_frame_derivative(rotation, frame_angular_velocity, vector_rate, vector) -> np.ndarray:
-    """Rate of a vector's coordinates in a rotating expression frame (eq. 5.2).
+    """Rate of a vector's coordinates in a rotating expression frame (seed eq. 5.2; chapter 7,
+    eq. (eq-ch07-frame)).
 
     For a world vector z(t) and a frame with attitude R(t) (R maps frame -> world) turning at
     world angular velocity nu, the coordinates z^c = R^T z change as

@@ -130,7 +130,7 @@ def _bias(M: np.ndarray, V: np.ndarray) -> np.ndarray:
 
 
 def required_wrench(inertia, velocity, acceleration) -> np.ndarray:
-    """Newton–Euler (eq. 5.7): total external wrench F = 𝓘 A + V x* (𝓘 V), in N m and N.
+    """Newton–Euler (chapter 8, eq. (eq-ch08-ne)): total external wrench F = 𝓘 A + V x* (𝓘 V), in N m and N.
 
     Valid at any common reference point and axes for inertia, twist, acceleration and result.
 

@@ -29,7 +29,7 @@ def _assemble(m: np.ndarray, c: np.ndarray, I_C: np.ndarray) -> np.ndarray:
 
 
 def spatial_inertia(mass, com, inertia_com) -> np.ndarray:
-    """Spatial inertia at a reference point O (eq. 5.5): ``[[I_C - m D^2, m D], [-m D, m E]]``.
+    """Spatial inertia at a reference point O (chapter 6, eq. (eq-ch06-inertia)): ``[[I_C - m D^2, m D], [-m D, m E]]``.
 
     Parameters
     ----------
@@ -61,7 +61,7 @@ def spatial_inertia(mass, com, inertia_com) -> np.ndarray:
 
 
 def inertia_parts(inertia) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Split a spatial inertia into (mass, com, inertia_com), inverting eq. 5.5.
+    """Split a spatial inertia into (mass, com, inertia_com), inverting chapter 6, eq. (eq-ch06-inertia).
 
     >>> import numpy as np, spatialbook as sb
     >>> m, c, I_C = sb.inertia_parts(sb.spatial_inertia(2.0, [0.4, 0, 0], np.eye(3)))

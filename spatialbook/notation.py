@@ -108,7 +108,7 @@ def Ad(T) -> np.ndarray:
 
 
 def ad(velocity) -> np.ndarray:
-    """Modern Robotics' Lie bracket matrix [ad_V] = [[[omega], 0], [[v], [omega]]] (eq. 8.37).
+    """Modern Robotics' Lie bracket matrix [ad_V] = [[[omega], 0], [[v], [omega]]] (MR eq. 8.37; chapter 10, eq. (eq-ch10-bracket)).
 
     It equals Featherstone's V x (``motion_cross``); -[ad_V]^T equals V x* (``force_cross``).
 
@@ -121,7 +121,8 @@ def ad(velocity) -> np.ndarray:
 
 
 def G_b(mass, inertia_b) -> np.ndarray:
-    """Modern Robotics' spatial inertia in a body frame at the COM: diag(𝓘_b, m E) (eq. 8.32).
+    """Modern Robotics' spatial inertia in a body frame at the COM: diag(𝓘_b, m E) (MR eq. 8.32;
+    chapter 10, eq. (eq-ch10-Gb)).
 
     >>> import spatialbook as sb
     >>> sb.G_b(2.0, sb.DOOR["inertia_com"]).diagonal().round(6)
@@ -134,7 +135,7 @@ def G_b(mass, inertia_b) -> np.ndarray:
 
 
 def steiner(inertia_com, mass, offset) -> np.ndarray:
-    """Steiner's theorem (eq. 8.27): 𝓘_q = 𝓘_b + m (q^T q E - q q^T), rotational inertia about a
+    """Steiner's theorem (MR eq. 8.27; chapter 10, eq. (eq-ch10-steiner)): 𝓘_q = 𝓘_b + m (q^T q E - q q^T), rotational inertia about a
     point at offset q from the COM (same axes).
 
     >>> import numpy as np, spatialbook as sb
@@ -153,7 +154,7 @@ def steiner(inertia_com, mass, offset) -> np.ndarray:
 def principal_axes(inertia) -> tuple[np.ndarray, np.ndarray]:
     """Principal moments (ascending, kg m^2) and axes (columns of a proper rotation R).
 
-    ``R.T @ inertia @ R`` is diagonal (eq. 8.26 with R_bc = R).
+    ``R.T @ inertia @ R`` is diagonal (MR eq. 8.26, chapter 10, eq. (eq-ch10-rotate), with R_bc = R).
 
     >>> import numpy as np, spatialbook as sb
     >>> I = sb.rotation_z(0.5) @ np.diag([1.0, 2.0, 3.0]) @ sb.rotation_z(0.5).T

@@ -1,4 +1,5 @@
-"""The velocity field (§1), the instantaneous screw axis (§3) and the wrench's central axis (§5)."""
+"""The velocity field (book chapter 1), the instantaneous screw axis (chapter 3) and the wrench's
+central axis (chapter 5)."""
 
 from __future__ import annotations
 
@@ -126,7 +127,7 @@ def _axis_of(name: str, a: np.ndarray, b: np.ndarray) -> Axis:
 
 
 def screw_axis(velocity) -> Axis:
-    """Instantaneous screw axis of a twist (Chasles, §3).
+    """Instantaneous screw axis of a twist (Chasles, chapter 3).
 
     For omega != 0: point ``r = omega x v_P / |omega|^2`` (offset from P, perpendicular to
     omega), direction ``omega / |omega|``, pitch ``h = omega . v_P / |omega|^2`` in m/rad; every
@@ -143,7 +144,7 @@ def screw_axis(velocity) -> Axis:
 
 
 def central_axis(force) -> Axis:
-    """Central axis of a wrench (Poinsot, §5), the dual of :func:`screw_axis`.
+    """Central axis of a wrench (Poinsot, chapter 5), the dual of :func:`screw_axis`.
 
     For f != 0: point ``d = f x tau_P / |f|^2`` (offset from P, perpendicular to f), direction
     ``f / |f|``, pitch ``f . tau_P / |f|^2`` (m): at the axis the torque is parallel to f.

@@ -128,7 +128,7 @@ def _motion_blocks(R: np.ndarray, d: np.ndarray) -> np.ndarray:
 
 
 def motion_transform(rotation, displacement) -> np.ndarray:
-    """Motion transform X (eq. 5.3): spatial velocity in OLD coordinates -> NEW coordinates.
+    """Motion transform X (chapter 2, eq. (eq-ch02-X)): spatial velocity in OLD coordinates -> NEW coordinates.
 
     ``X = [[R^T, 0], [-R^T D, R^T]]`` with D = [d]x.  It shifts the reference point by d
     (v_new = v_old + omega x d) and then re-expresses both 3-blocks in the new axes.

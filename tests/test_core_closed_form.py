@@ -156,7 +156,7 @@ def test_e5_three_probes_read_zero_spatial_acceleration():
     close(rate_line, np.cross([0, 0, omega], u), atol=1e-12)
     close(sb.field_rate_along_path(V_P, np.zeros(6), u), np.cross([0, 0, omega], u), atol=1e-15)
     close(sb.probe_acceleration([0, 0, omega], rate_line, u), 0, atol=1e-12)
-    # a probe that moves with the material point (u = v_P, vdot = a_P) is back to eq. 5.6
+    # a probe that moves with the material point (u = v_P, vdot = a_P) is back to chapter 7, eq. (eq-ch07-def)
     close(sb.probe_acceleration([0, 0, omega], a_P, V_P[3:]), A_P[3:], atol=1e-15)
 
 
