@@ -231,7 +231,8 @@ def main(argv: list[str] | None = None) -> int:
     index = root / "book" / "_build" / "html" / "index.html"
     if rc == 0 and args.open:
         print(f"\nThe book is built. Open it in a browser:\n\n    {index.resolve().as_uri()}\n"
-              f"\n(or serve it: {sys.executable} -m http.server -d {index.parent} 8000)")
+              f"\nLive mode (the Run live buttons) needs it served over http: make serve, then"
+              f"\nopen http://127.0.0.1:8000/ (from file:// only the precomputed frames work)")
         try_open(index)
     return rc
 

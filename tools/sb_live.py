@@ -40,6 +40,67 @@ PACKAGES = ("spatialbook", "widgets")
 _PLAYER = re.compile(r'<div class="sb-frame-player" id="(sb-fp-[0-9a-f]{12})"[^>]*>')
 
 
+_columns_cache: dict[str, str] = {}
+
+
+def _columns(name: str) -> str:
+    """JSON of the experiment's panel columns (``widgets.live.panel_columns``), cached."""
+    if name not in _columns_cache:
+        import json
+
+        from widgets import EXPERIMENTS
+        from widgets.live import panel_columns
+
+        exp = EXPERIMENTS[name]()
+        _columns_cache[name] = json.dumps(panel_columns(exp))
+        exp.close()
+    return _columns_cache[name]
+
+
+# Phones, for the frames too: the frame player's picture, when the page is narrower than 3/4 of
+# it, is shown as its side-by-side panels stacked (drawn from the same <img>, on each frame);
+# readout tables scroll inside their box instead of widening the page.  Inline: no new file.
+_NARROW = """<style>.sb-frame-player .sb-readout { max-width: 100%; overflow-x: auto; }
+.sb-frame-stacked { display: block; max-width: 100%; height: auto; }</style>
+<script>(function () {
+  function setup(player) {
+    var bar = player.querySelector(".sb-live-bar[data-sb-columns]");
+    var img = player.querySelector("img.sb-frame");
+    if (!bar || !img) { return; }
+    var cols = JSON.parse(bar.getAttribute("data-sb-columns"));
+    if (cols.length < 2) { return; }
+    var canvas = document.createElement("canvas");
+    canvas.className = "sb-frame-stacked";
+    canvas.setAttribute("role", "img");
+    canvas.setAttribute("aria-label", img.alt);
+    canvas.hidden = true;
+    img.parentNode.insertBefore(canvas, img.nextSibling);
+    function draw() {
+      var w = img.naturalWidth, h = img.naturalHeight;
+      var narrow = w > 0 && player.clientWidth < 0.75 * w && player.getAttribute("data-sb-live") !== "1";
+      canvas.hidden = !narrow;
+      img.style.display = narrow ? "none" : "";
+      if (!narrow) { return; }
+      var s = w / cols[cols.length - 1][1];
+      var cw = 0;
+      cols.forEach(function (c) { cw = Math.max(cw, Math.round((c[1] - c[0]) * s)); });
+      canvas.width = cw; canvas.height = h * cols.length;
+      var ctx = canvas.getContext("2d");
+      ctx.fillStyle = "#ffffff"; ctx.fillRect(0, 0, canvas.width, canvas.height);
+      cols.forEach(function (c, i) {
+        var x0 = Math.round(c[0] * s), x1 = Math.round(c[1] * s);
+        ctx.drawImage(img, x0, 0, x1 - x0, h, Math.round((cw - (x1 - x0)) / 2), i * h, x1 - x0, h);
+      });
+    }
+    img.addEventListener("load", draw);
+    window.addEventListener("resize", draw);
+    if (img.complete) { draw(); }
+  }
+  document.querySelectorAll(".sb-frame-player").forEach(setup);
+})();</script>
+"""
+
+
 def _alt_names() -> dict[str, str]:
     """Escaped alt text of each registered experiment's pictures -> registry name."""
     sys.path.insert(0, str(ROOT))
@@ -208,7 +269,8 @@ _NOTE = ('<p class="sb-live-note">Live mode is not available in this build (the 
 
 
 def _button(name: str, uid: str, src: str, megabytes: float) -> str:
-    return (f'<div class="sb-live-bar"><button type="button" class="sb-live-button" '
+    return (f'<div class="sb-live-bar" data-sb-columns="{_columns(name)}">'
+            f'<button type="button" class="sb-live-button" '
             f'id="{uid}-live" data-sb-experiment="{name}" data-sb-src="{src}" '
             'onclick="var b=this;if(window.sbLive){window.sbLive.start(b);return;}'
             'b.disabled=true;b.textContent=\'Loading...\';var s=document.createElement(\'script\');'
@@ -235,7 +297,10 @@ def _page_context(app, pagename, templatename, context, doctree) -> None:
             return m.group(0)
         return m.group(0) + "\n" + (_NOTE if problem else _button(name, uid, src, app.sb_live_mb))
 
-    context["body"] = _PLAYER.sub(add, body)
+    body = _PLAYER.sub(add, body)
+    if "sb-live-bar" in body:
+        body += _NARROW
+    context["body"] = body
 
 
 def setup(app):

@@ -181,7 +181,12 @@
       "class": "sb-live-canvas",
       "aria-label": (player.querySelector("img.sb-frame") || {}).alt || info.title });
     this.ctx = this.canvas.getContext("2d");
-    this.image = this.ctx.createImageData(info.width, info.height);
+    this.columns = info.columns || [[0, info.width]];
+    this.full = document.createElement("canvas");        // the figure's pixels, full size
+    this.full.width = info.width;
+    this.full.height = info.height;
+    this.fullCtx = this.full.getContext("2d");
+    this.image = this.fullCtx.createImageData(info.width, info.height);
     this.readout = el("div", { "class": "sb-readout sb-live-readout", "aria-live": "polite" });
     root.appendChild(controls);
     root.appendChild(this.canvas);
@@ -199,6 +204,34 @@
       }
     });
   }
+
+  // Show the figure: as it is, or, when the page is too narrow for it (a phone), its
+  // side-by-side panels stacked so that each is shown larger (same pixels, no re-layout).
+  Experiment.prototype.present = function () {
+    var cols = this.columns, w = this.width, h = this.height;
+    var room = this.root.clientWidth || w;
+    var stacked = cols.length > 1 && room < 0.75 * w;
+    var cw = w, ch = h;
+    if (stacked) {
+      cw = Math.max.apply(null, cols.map(function (c) { return c[1] - c[0]; }));
+      ch = h * cols.length;
+    }
+    if (this.canvas.width !== cw || this.canvas.height !== ch) {
+      this.canvas.width = cw;
+      this.canvas.height = ch;
+    }
+    this.canvas.setAttribute("data-sb-stacked", stacked ? String(cols.length) : "0");
+    if (!stacked) {
+      this.ctx.drawImage(this.full, 0, 0);
+      return;
+    }
+    this.ctx.fillStyle = "#ffffff";
+    this.ctx.fillRect(0, 0, cw, ch);
+    for (var i = 0; i < cols.length; i++) {
+      var x0 = cols[i][0], x1 = cols[i][1];
+      this.ctx.drawImage(this.full, x0, 0, x1 - x0, h, Math.round((cw - (x1 - x0)) / 2), i * h, x1 - x0, h);
+    }
+  };
 
   Experiment.prototype.values = function () {
     var out = {};
@@ -238,7 +271,8 @@
       buf.release();
       px.destroy();
     }
-    this.ctx.putImageData(this.image, 0, 0);
+    this.fullCtx.putImageData(this.image, 0, 0);
+    this.present();
     this.readout.innerHTML = out.readouts;
     this.readoutHtml = out.readouts;
     this.state = out.state;
@@ -267,7 +301,9 @@
       exp.createMs = performance.now() - t1;
       // the live panel replaces the frame player's slider, picture and readouts
       Array.prototype.forEach.call(player.children, function (child) {
-        if (child.matches(".sb-controls, img.sb-frame, .sb-readout")) { child.hidden = true; }
+        if (child.matches(".sb-controls, img.sb-frame, canvas.sb-frame-stacked, .sb-readout")) {
+          child.hidden = true;
+        }
       });
       button.parentNode.parentNode.insertBefore(exp.root, button.parentNode.nextSibling);
       exp.firstFrameAt = performance.now();
@@ -277,6 +313,8 @@
       var hint = button.parentNode.querySelector(".sb-live-hint");
       if (hint) { hint.textContent = "every control runs the book's Python in your browser"; }
       player.setAttribute("data-sb-live", "1");
+      exp.present();                       // now that the panel has its width on the page
+      window.addEventListener("resize", function () { exp.present(); });
       return exp;
     } catch (e) {
       console.warn("sb_live: " + (e && e.message ? e.message : e));

@@ -8,7 +8,8 @@ random settings of every control the live numbers equal native Python's ``exp.st
 values, computed here) and the readout table equals ``exp.readout_table()`` character for
 character; no console error; no non-loopback request (see conftest).  Then: Pyodide is loaded
 once per page even with two experiments; the axe audit is clean with the live controls; at a
-phone's width (390 px) the live panel fits.  The staged distribution is checked file by file.
+phone's width (390 px) the page does not overflow sideways and both the frames and the live
+figure show their panels stacked, enlarged.  The staged distribution is checked file by file.
 
     .venv/bin/python -m pytest tests/browser/test_live.py -q -s
 """
@@ -303,25 +304,37 @@ def test_one_interpreter_per_page_and_axe(live_page, site_url):
 
 
 def test_phone_width(browser, site_url):
-    """At 390 px the live panel (controls, picture, readouts) fits the width of the page."""
+    """At 390 px the page does not overflow sideways; the frames and the live figure show their
+    side-by-side panels stacked (each at least 1.6 times larger than the whole figure shrunk to
+    the width); readout tables scroll inside their box."""
     guard = NetworkGuard()
     ctx = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2,
                               is_mobile=True, has_touch=True, service_workers="block")
     ctx.route("**/*", guard.route)
     page = ctx.new_page()
     log = ConsoleLog(page)
+    js_fit = """(sel) => { const c = document.querySelector(sel); const r = c.getBoundingClientRect();
+        return {shown: !c.hidden && r.width > 0, scale: r.width / c.width, width: c.width,
+                full: Number(c.getAttribute('data-sb-full') || 0), right: r.right,
+                page: document.documentElement.clientWidth,
+                scroll: document.documentElement.scrollWidth}; }"""
     try:
         name = "spatial_inertia" if "spatial_inertia" in PAGES else sorted(PAGES)[0]
+        page.goto(f"{site_url}/{PAGES[name]}", wait_until="load")
+        page.locator(".sb-live-button").first.scroll_into_view_if_needed()
+        frames = page.evaluate(js_fit, ".sb-frame-player canvas.sb-frame-stacked")
+        img_w = page.evaluate("() => document.querySelector('img.sb-frame').naturalWidth")
+        # both pictures fill the same content width, so the panels are img_w / width larger
+        assert frames["shown"], "frames: the stacked picture is not shown at 390 px"
+        assert img_w / frames["width"] >= 1.6, f"frames: panels not enlarged: {frames}, {img_w}"
+        assert frames["scroll"] <= frames["page"], f"the page overflows sideways: {frames}"
         root, _ = start_live(page, site_url, PAGES[name], name)
-        sizes = root.evaluate("""(r) => ({panel: r.getBoundingClientRect().right,
-            canvas: r.querySelector('canvas').getBoundingClientRect().width,
-            page: document.documentElement.clientWidth,
-            overflow: Array.from(r.querySelectorAll('*')).filter(
-                e => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1
-                     && !(e.parentElement && e.parentElement.closest('.sb-live-readout'))).map(e => e.tagName + '.' + e.className)})""")
-        assert sizes["panel"] <= sizes["page"] + 1, f"live panel wider than the page: {sizes}"
-        assert sizes["canvas"] <= sizes["page"], sizes
-        assert not sizes["overflow"], f"elements overflow the phone's width: {sizes['overflow'][:5]}"
+        live = page.evaluate(js_fit, ".sb-live canvas.sb-live-canvas")
+        info = root.evaluate("(r) => ({w: r.sbLive.width, "
+                             "stacked: r.querySelector('canvas').getAttribute('data-sb-stacked')})")
+        assert info["stacked"] != "0", f"live figure not stacked at 390 px: {info}"
+        assert info["w"] / live["width"] >= 1.6, f"live: panels not enlarged: {live}, {info}"
+        assert live["right"] <= live["page"] + 1 and live["scroll"] <= live["page"], live
         assert not log.errors, log.errors
     finally:
         ctx.close()
