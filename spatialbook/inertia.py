@@ -1,7 +1,7 @@
 """Spatial inertia, momentum and kinetic energy (book chapter 6), with shape builders.
 
 Each public function checks its arguments once and calls an unchecked ``_`` twin that does the
-arithmetic; :mod:`spatialbook.unchecked` collects those twins for callers that validated their
+arithmetic; ``spatialbook.unchecked`` collects those twins for callers that validated their
 inputs already.
 
 Units: mass kg, lengths m, rotational inertia kg m^2; the 6x6 blocks are kg m^2, kg m, kg.
@@ -156,7 +156,7 @@ def kinetic_energy_terms(inertia, velocity) -> tuple[np.ndarray, np.ndarray, np.
     The two middle products are equal: v_O^T (-m D) omega is a scalar, hence its own transpose
     omega^T (-m D)^T v_O = omega^T (m D) v_O, because D is skew.  So
 
-        T = 1/2 omega^T (I_C - m D^2) omega  +  omega^T (m D) v_O  +  1/2 m |v_O|^2
+        T = 1/2 omega^T (I_C - m D^2) omega  +  omega^T (m D) v_O  +  1/2 m v_O . v_O
           = rotation about O                 +  coupling           +  translation of O,
 
     and omega^T D v_O = omega . (d x v_O) = v_O . (omega x d) (triple product): the coupling is
