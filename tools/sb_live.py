@@ -124,7 +124,28 @@ def packages_zip(dest: Path, fontlist: Path) -> Path:
         info = zipfile.ZipInfo("fontlist-v330.json", date_time=(2020, 1, 1, 0, 0, 0))
         info.compress_type = zipfile.ZIP_DEFLATED
         zf.writestr(info, fontlist.read_bytes())
+    exe = python312()
+    if exe is not None:      # their bytecode too (as for the distribution: see _PYC_SCRIPT)
+        import subprocess
+
+        subprocess.run([exe, "-c", _PACKAGES_PYC_SCRIPT, str(dest)], check=True)
     return dest
+
+
+_PACKAGES_PYC_SCRIPT = r"""
+import importlib.util, sys, zipfile
+from importlib._bootstrap_external import _code_to_hash_pyc
+assert sys.version_info[:2] == (3, 12), sys.version
+with zipfile.ZipFile(sys.argv[1], "a", zipfile.ZIP_DEFLATED) as zf:
+    for name in [n for n in zf.namelist() if n.endswith(".py")]:
+        src = zf.read(name)
+        code = compile(src, "/home/pyodide/sb/" + name, "exec", dont_inherit=True)
+        head, _, tail = name.rpartition("/")
+        info = zipfile.ZipInfo(head + "/__pycache__/" + tail[:-3] + ".cpython-312.pyc",
+                               date_time=(2020, 1, 1, 0, 0, 0))
+        info.compress_type = zipfile.ZIP_DEFLATED
+        zf.writestr(info, _code_to_hash_pyc(code, importlib.util.source_hash(src), checked=False))
+"""
 
 
 # The bytecode cache: Pyodide's wheels and standard library hold only .py files, and compiling

@@ -25,6 +25,7 @@
     "_m = importlib.util.module_from_spec(_spec); sys.modules['sb_live'] = _m; _spec.loader.exec_module(_m)",
     "_m.install_ipywidgets_stand_in()",
     "_m.install_fontlist('/home/pyodide/sb/fontlist-v330.json')",
+    "_m.lighten_matplotlib_import()",
     "import widgets",
     "_m.LIVE"
   ].join("\n");
