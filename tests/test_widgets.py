@@ -187,7 +187,7 @@ def test_declared_bars_draw_the_scene_and_fill_their_axis(exps, name):
                                   for n in (type(e).scene(**{**e.values(), **dict(zip(span, xs))})["numbers"]
                                             for xs in grid))
                     assert lim[1] == nice_limit(largest)
-                    assert largest == 0 or largest > 0.5 * lim[1], (name, largest, lim)
+                    assert largest == 0 or largest > 0.55 * lim[1], (name, largest, lim)
         e.set(**defaults)
     for i, panel in enumerate(e.BARS):
         for row in panel.readouts():
@@ -195,11 +195,11 @@ def test_declared_bars_draw_the_scene_and_fill_their_axis(exps, name):
 
 
 def test_nice_limit():
-    assert [nice_limit(x) for x in (0.0, 0.9, 1.0, 3.2, 7.5, 8.0, 12.0, 0.013)] == \
-        [1.0, 1.0, 1.5, 4.0, 10.0, 10.0, 15.0, 0.015]
+    assert [nice_limit(x) for x in (0.0, 0.9, 1.0, 2.0, 3.2, 7.5, 8.0, 12.0, 0.013)] == \
+        [1.0, 1.0, 1.5, 2.5, 4.0, 10.0, 10.0, 15.0, 0.015]
     for x in np.geomspace(1e-3, 1e3, 97):
         lim = nice_limit(x)
-        assert 1.08 * x <= lim * (1 + 1e-12) and x > 0.5 * lim
+        assert 1.08 * x <= lim * (1 + 1e-12) and x > 0.55 * lim
 
 
 def test_rescaling_redraws_the_background_once(exps):

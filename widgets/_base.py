@@ -12,7 +12,12 @@ An experiment is a subclass of :class:`Experiment` that supplies
   second background layer);
 - ``_draw(scene)``: copy the scene's arrays into the moving artists; return True only when
   something static changed (then the background is redrawn);
-- ``READOUTS``: rows ``(label, key, unit)`` of the HTML readout panel.
+- ``READOUTS``: rows ``(label, key, unit)`` of the HTML readout panel;
+- optionally, declared parts that the base class builds, draws and blits itself:
+  ``TOP_VIEW`` (:class:`TopView`, the door from above, ``self.top``), ``REFERENCE``
+  (:class:`ReferencePoint`, the sliding point with its label, d arrow and velocity arrow) and
+  ``BARS`` (:class:`Bars` panels of :class:`Series`, axes fitted and rescaled by the base).
+  An experiment made only of declarations needs no ``_setup`` or ``_draw`` (E9).
 
 The figure is a :class:`matplotlib.figure.Figure` on a :class:`FigureCanvasAgg` (never
 pyplot), shown as PNG bytes in an :class:`ipywidgets.Image`, so it works with or without
@@ -164,7 +169,7 @@ class Bars:
     a vector key drawn as a black mark per group (e.g. the sum of the series).  ``lim``: the
     y axis runs from -lim to lim; ``None`` fits it to the largest bar over a sweep of the
     controls in ``span`` (default: the main control) at the other controls' current values,
-    rounded up to a round number, so the axis stays put while those controls move and is
+    rounded up to a round number (:func:`nice_limit`), so the axis stays put while those controls move and is
     rescaled, with one redraw of the background, when another control changes the range.
     """
 
@@ -232,13 +237,15 @@ class ReferencePoint:
 
 
 def nice_limit(x: float) -> float:
-    """The smallest round number (1, 1.5, 2, 2.5, 3, 4, 5, 6, 8 times a power of ten) at least
-    8 % above ``x``; 1 for x = 0."""
+    """The smallest round number (1, 1.5, 2.5, 4, 6 times a power of ten) at least 8 % above
+    ``x``; 1 for x = 0.  Consecutive steps differ by at most 5/3, so ``x`` fills more than half
+    of the limit (55 %), and a control that scales the bars continuously crosses about five
+    steps per decade, each one background redraw."""
     x = 1.08 * abs(float(x))
     if not math.isfinite(x) or x <= 0:
         return 1.0
     p = 10.0 ** math.floor(math.log10(x))
-    return next(m * p for m in (1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10) if m * p >= x * (1 - 1e-12))
+    return next(m * p for m in (1, 1.5, 2.5, 4, 6, 10) if m * p >= x * (1 - 1e-12))
 
 
 # ------------------------------------------------------------------------- plain-number helpers
