@@ -119,7 +119,9 @@ def close_enough(a, b, path="") -> list[str]:
             return [f"{path}: length {len(a)} != {len(b)}"]
         return [m for i, (x, y) in enumerate(zip(a, b)) for m in close_enough(x, y, f"{path}[{i}]")]
     if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
-        if math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12) or (math.isnan(a) and math.isnan(b)):
+        # rel 1e-9; abs 1e-8 for numbers that are rounding noise by design (E8's power-balance
+        # residual is ~1e-10 with a sign that depends on the BLAS), far below any readout digit
+        if math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-8) or (math.isnan(a) and math.isnan(b)):
             return []
         return [f"{path}: live {a!r} != native {b!r}"]
     return [] if a == b else [f"{path}: live {a!r} != native {b!r}"]
