@@ -80,6 +80,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=3, help="cold-cache clicks (default 3)")
     ap.add_argument("--changes", type=int, default=30, help="changes per experiment (default 30)")
+    ap.add_argument("--only", nargs="*", help="experiments to time (default: all shown)")
+    ap.add_argument("--no-cold", action="store_true", help="skip the cold-cache clicks")
     args = ap.parse_args(argv)
     sys.path.insert(0, str(ROOT))
     from widgets import EXPERIMENTS
@@ -96,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
                                      args=CHROMIUM_ARGS)
         name = "screw_axis" if "screw_axis" in pages else sorted(pages)[0]
         firsts = []
-        for _ in range(args.runs):
+        for _ in range(0 if args.no_cold else args.runs):
             s, boot = first_frame_seconds(browser, url, pages[name], name)
             firsts.append(s)
             print(f"  cold click to first live frame ({name}): {s:.2f} s  "
@@ -105,18 +107,25 @@ def main(argv: list[str] | None = None) -> int:
         guard = NetworkGuard()
         ctx = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="block")
         ctx.route("**/*", guard.route)
-        for exp_name in sorted(pages):
+        for exp_name in sorted(args.only or pages):
             page = ctx.new_page()
             root, _ = start_live(page, url, pages[exp_name], exp_name)
             times = change_ms(page, root, EXPERIMENTS[exp_name].CONTROLS, args.changes)
             rows.append((exp_name, statistics.median(times), max(times), len(times)))
+            if args.only:                       # per control, for a closer look
+                for c in EXPERIMENTS[exp_name].CONTROLS:
+                    if hasattr(c, "options") or c.__class__.__name__ == "Slider":
+                        t = change_ms(page, root, (c,), max(6, args.changes // 3))
+                        print(f"  {exp_name}.{c.name}: median {statistics.median(t):.1f} ms")
             page.close()
         ctx.close()
         browser.close()
     server.shutdown()
-    first = statistics.median(firsts)
-    print(f"\nclick to first live frame, cold cache: median {first:.2f} s over {len(firsts)} runs "
-          f"(target <= {FIRST_FRAME_TARGET_S:.0f} s) {'ok' if first <= FIRST_FRAME_TARGET_S else 'OVER'}")
+    if firsts:
+        first = statistics.median(firsts)
+        print(f"\nclick to first live frame, cold cache: median {first:.2f} s over {len(firsts)} "
+              f"runs (target <= {FIRST_FRAME_TARGET_S:.0f} s) "
+              f"{'ok' if first <= FIRST_FRAME_TARGET_S else 'OVER'}")
     print(f"\n{'experiment':18s} {'median ms':>10s} {'max ms':>8s} {'changes':>8s}")
     for exp_name, med, worst, n in rows:
         flag = "ok" if med <= CHANGE_TARGET_MS else "OVER"

@@ -128,7 +128,9 @@ def packages_zip(dest: Path, fontlist: Path) -> Path:
     if exe is not None:      # their bytecode too (as for the distribution: see _PYC_SCRIPT)
         import subprocess
 
-        subprocess.run([exe, "-c", _PACKAGES_PYC_SCRIPT, str(dest)], check=True)
+        if subprocess.run([exe, "-c", _PACKAGES_PYC_SCRIPT, str(dest)]).returncode != 0:
+            print("sb_live: the packages' bytecode was not compiled (they still work)",
+                  file=sys.stderr)
     return dest
 
 
@@ -230,22 +232,27 @@ def bytecode(dest: Path, dist: Path) -> bool:
 
     exe = python312()
     wheels, stdlib = dest / "sb_bytecode.zip", dest / "python_stdlib_pyc.zip"
-    if exe is None:
-        print("sb_live: no CPython 3.12 found: live mode works, but starts slower (no bytecode "
-              "cache); set SB_PYTHON312 to one", file=sys.stderr)
-        zipfile.ZipFile(wheels, "w").close()
-        shutil.copy2(dist / "python_stdlib.zip", stdlib)
-        return False
-    lock = json.loads((dist / "pyodide-lock.json").read_text())
-    args = ["stdlib", str(dist / "python_stdlib.zip")]
-    for name in _PYC_WHEELS:
-        args += ["wheel", str(dist / lock["packages"][name]["file_name"])]
     stamp = dest / "bytecode.inputs"
-    key = json.dumps([args, _PYC_SCRIPT, exe])
-    if not (wheels.is_file() and stdlib.is_file() and stamp.is_file() and stamp.read_text() == key):
-        subprocess.run([exe, "-c", _PYC_SCRIPT, str(wheels), str(stdlib), *args], check=True)
-        stamp.write_text(key)
-    return True
+    if exe is not None:
+        lock = json.loads((dist / "pyodide-lock.json").read_text())
+        args = ["stdlib", str(dist / "python_stdlib.zip")]
+        for name in _PYC_WHEELS:
+            args += ["wheel", str(dist / lock["packages"][name]["file_name"])]
+        key = json.dumps([args, _PYC_SCRIPT, exe])
+        if wheels.is_file() and stdlib.is_file() and stamp.is_file() and stamp.read_text() == key:
+            return True
+        try:
+            subprocess.run([exe, "-c", _PYC_SCRIPT, str(wheels), str(stdlib), *args], check=True)
+            stamp.write_text(key)
+            return True
+        except (OSError, subprocess.CalledProcessError) as exc:
+            print(f"sb_live: compiling the bytecode cache with {exe} failed ({exc})", file=sys.stderr)
+    print("sb_live: no bytecode cache (needs a CPython 3.12: python3.12, pyenv or $SB_PYTHON312): "
+          "live mode works, but starts slower", file=sys.stderr)
+    stamp.unlink(missing_ok=True)
+    zipfile.ZipFile(wheels, "w").close()
+    shutil.copy2(dist / "python_stdlib.zip", stdlib)
+    return False
 
 
 def stage_live(staging: Path) -> str | None:
@@ -254,7 +261,8 @@ def stage_live(staging: Path) -> str | None:
     import pyodide_dist
 
     live = staging / "_live"
-    live.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(live, ignore_errors=True)             # nothing stale from an older build
+    live.mkdir(parents=True)
     shutil.copy2(ADAPTER, live / ADAPTER.name)
     packages_zip(live / "sb_packages.zip", pyodide_dist.FONTLIST)
     try:
@@ -277,7 +285,11 @@ def _config_inited(app, config) -> None:
     staging = Path(app.outdir).resolve().parent / "_sb_live"
     app.env_sb_live_problem = stage_live(staging)
     app.sb_live_names = _alt_names()
-    app.sb_live_mb = sum(p.stat().st_size for p in staging.rglob("*") if p.is_file()) / 1e6
+    # what the first start downloads: everything staged but the plain standard library (the
+    # adapter loads the one with bytecode) and the ES-module twin of pyodide.js
+    unused = {"python_stdlib.zip", "pyodide.mjs", "bytecode.inputs"}
+    app.sb_live_mb = sum(p.stat().st_size for p in staging.rglob("*")
+                         if p.is_file() and p.name not in unused) / 1e6
     extra = list(config.html_extra_path or [])
     if str(staging) not in extra:
         extra.append(str(staging))
