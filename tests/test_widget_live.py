@@ -1,0 +1,137 @@
+"""widgets/live.py (live mode's Python side) under CPython: the same numbers and the same pixels.
+
+The browser test (tests/browser/test_live.py) runs it under Pyodide; here, with no browser, the
+adapter's path (ipywidgets stand-in, ``Live.create``/``update``/``pixels``: render only, no
+PNG) is compared with the experiment driven the JupyterLab way (real ipywidgets, ``set``), in
+another process, for every registered experiment and a few settings of every control.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from widgets import EXPERIMENTS, Choice, Player, Slider
+from widgets.live import control_specs, panel_columns
+
+ROOT = Path(__file__).resolve().parents[1]
+
+SETTINGS = 3
+
+
+def settings(cls, seed: int) -> list[dict]:
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(SETTINGS):
+        values = {}
+        for c in cls.CONTROLS:
+            if isinstance(c, Slider):
+                k = int(rng.integers(0, int(round((c.max - c.min) / c.step)) + 1))
+                values[c.name] = float(round(c.min + k * c.step, 10))
+            elif isinstance(c, Choice):
+                values[c.name] = c.options[int(rng.integers(0, len(c.options)))]
+        out.append(values)
+    return out
+
+
+_ADAPTER = r"""
+import hashlib, json, sys
+sys.path.insert(0, sys.argv[1])
+import importlib.util
+spec = importlib.util.spec_from_file_location("sb_live", sys.argv[1] + "/widgets/live.py")
+m = importlib.util.module_from_spec(spec); sys.modules["sb_live"] = m; spec.loader.exec_module(m)
+assert m.install_ipywidgets_stand_in(force=True)
+import widgets, ipywidgets
+assert getattr(ipywidgets, "sb_stand_in", False)
+out = {}
+for name, cases in json.loads(sys.argv[2]).items():
+    info = json.loads(m.LIVE.create(name))
+    rows = []
+    for values in cases:
+        res = json.loads(m.LIVE.update(info["handle"], json.dumps(values)))
+        px = bytes(m.LIVE.pixels(info["handle"]))
+        rows.append({"state": res["state"], "readouts": res["readouts"],
+                     "pixels": hashlib.sha1(px).hexdigest()})
+    out[name] = {"info": info, "rows": rows}
+print(json.dumps(out))
+"""
+
+
+@pytest.fixture(scope="module")
+def adapter_results():
+    cases = {name: settings(cls, i) for i, (name, cls) in enumerate(sorted(EXPERIMENTS.items()))}
+    proc = subprocess.run([sys.executable, "-c", _ADAPTER, str(ROOT), json.dumps(cases)],
+                          capture_output=True, text=True, timeout=600,
+                          env={"PYTHONHASHSEED": "0", "MPLBACKEND": "Agg", "PATH": "/usr/bin:/bin"})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return cases, json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _close(a, b) -> bool:
+    """Equal, floats to rel 1e-9 / abs 1e-8 (E8's finite-difference terms vary at 1e-10 with the
+    BLAS threads of the process)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_close(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_close(x, y) for x, y in zip(a, b))
+    if isinstance(a, float) or isinstance(b, float):
+        return bool(np.isclose(a, b, rtol=1e-9, atol=1e-8))
+    return a == b
+
+
+@pytest.mark.parametrize("name", sorted(EXPERIMENTS))
+def test_adapter_equals_the_widget(adapter_results, name):
+    """Same state, same readout table, same RGBA pixels as the ipywidgets experiment."""
+    cases, results = adapter_results
+    cls = EXPERIMENTS[name]
+    got = results[name]
+    assert got["info"]["controls"] == json.loads(json.dumps(control_specs(cls)))
+    w, h = got["info"]["width"], got["info"]["height"]
+    exp = cls()
+    try:
+        assert exp.canvas.get_width_height() == (w, h)
+        for values, row in zip(cases[name], got["rows"]):
+            exp.set(**values)
+            assert _close(row["state"], json.loads(json.dumps(exp.state()))), values
+            assert row["readouts"] == exp.readout_table(), values
+            px = hashlib.sha1(bytes(exp.canvas.buffer_rgba())).hexdigest()
+            assert row["pixels"] == px, f"{name} {values}: the adapter's picture differs"
+    finally:
+        exp.close()
+
+
+@pytest.mark.parametrize("name", sorted(EXPERIMENTS))
+def test_specs_and_columns(name):
+    cls = EXPERIMENTS[name]
+    specs = control_specs(cls)
+    assert [s["name"] for s in specs] == [c.name for c in cls.CONTROLS]
+    for s, c in zip(specs, cls.CONTROLS):
+        kind = {Slider: "slider", Choice: "choice", Player: "player"}[type(c)]
+        assert s["kind"] == kind
+        if kind == "player":
+            assert s["target"] in {x.name for x in cls.CONTROLS if isinstance(x, Slider)}
+    exp = cls()
+    try:
+        cols = panel_columns(exp)
+        width = exp.canvas.get_width_height()[0]
+        assert cols[0][0] == 0 and cols[-1][1] == width
+        assert all(a[1] == b[0] for a, b in zip(cols, cols[1:])), cols
+        assert all(x1 - x0 >= 160 for x0, x1 in cols), cols
+        renderer = exp.canvas.get_renderer()
+        for ax in exp.figure.axes:       # no panel is cut through the middle of its plot area
+            bb = ax.get_window_extent(renderer)
+            assert any(x0 - 1 <= bb.x0 and bb.x1 <= x1 + 1 for x0, x1 in cols), (bb, cols)
+    finally:
+        exp.close()
+
+
+def test_stand_in_is_not_used_when_ipywidgets_exists():
+    from widgets.live import install_ipywidgets_stand_in
+
+    assert install_ipywidgets_stand_in() is False
