@@ -341,3 +341,21 @@ def test_phone_width(browser, site_url):
     finally:
         ctx.close()
     assert not guard.blocked, guard.blocked
+
+
+def test_file_url_says_live_mode_needs_http(browser):
+    """Opened from file://, the button says why live mode cannot start; nothing is fetched."""
+    name = sorted(PAGES)[0]
+    ctx = browser.new_context(service_workers="block")
+    page = ctx.new_page()
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
+    try:
+        page.goto((SITE / PAGES[name]).as_uri(), wait_until="load")
+        button = page.locator(".sb-live-button").first
+        button.click()
+        page.wait_for_function("(b) => /served over http/.test(b.textContent)",
+                               arg=button.element_handle(), timeout=20_000)
+        assert not [u for u in requests if "/_pyodide/" in u or u.endswith(".zip")], requests
+    finally:
+        ctx.close()
