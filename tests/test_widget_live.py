@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -68,7 +69,7 @@ def adapter_results():
     cases = {name: settings(cls, i) for i, (name, cls) in enumerate(sorted(EXPERIMENTS.items()))}
     proc = subprocess.run([sys.executable, "-c", _ADAPTER, str(ROOT), json.dumps(cases)],
                           capture_output=True, text=True, timeout=600,
-                          env={"PYTHONHASHSEED": "0", "MPLBACKEND": "Agg", "PATH": "/usr/bin:/bin"})
+                          env={**os.environ, "PYTHONHASHSEED": "0", "MPLBACKEND": "Agg"})
     assert proc.returncode == 0, proc.stderr[-3000:]
     return cases, json.loads(proc.stdout.strip().splitlines()[-1])
 
