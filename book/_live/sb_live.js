@@ -73,6 +73,7 @@
       lap("import widgets");
       return live;
     })();
+    booting.catch(function () { booting = null; });      // a later click may try again
     return booting;
   }
 
