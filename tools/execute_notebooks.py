@@ -9,22 +9,92 @@ match what nbval re-computes), an explicit per-cell timeout, ``record_timing=Fal
 stored widget state (``metadata.widgets`` is removed: the static book uses precomputed frame
 players, not saved widget state).  A cell that raises stops the run and the file is left
 unchanged (exit code 1), unless the cell is tagged ``raises-exception``.
+
+After the last cell, still in the same kernel, every MyST inline expression of the markdown
+cells (``{eval}`N("key", ".2f")```, see widgets/prose.py) is evaluated and its result stored in
+that cell's ``metadata.user_expressions``, in the format ``jupyterlab-myst`` writes and reads
+(``[{"expression": ..., "result": {"status": "ok", "data": {"text/plain": ...}, ...}}]``).
+The book renders these stored results (tools/sb_eval.py).  An expression that fails stops the
+run like a failing cell.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import time
 from pathlib import Path
 
 import nbformat
+from jupyter_core.utils import ensure_async
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
+from nbclient.util import run_sync
 
 ROOT = Path(__file__).resolve().parent.parent
 CHAPTERS = ROOT / "book" / "chapters"
+# A MyST inline expression {eval}`...` (jupyterlab-myst's and myst-nb's role name).
+EVAL_ROLE = re.compile(r"\{eval\}`([^`]+)`")
+
+
+class ExpressionError(RuntimeError):
+    """An inline expression of a markdown cell failed in the kernel."""
+
+
+def eval_expressions(source: str) -> list[str]:
+    """The inline expressions of a markdown cell's source, in order."""
+    return EVAL_ROLE.findall(source)
+
+
+class _Client(NotebookClient):
+    """nbclient's client that, after the last cell, evaluates every markdown cell's inline
+    expressions in the same kernel and stores them as jupyterlab-myst does."""
+
+    async def async_execute(self, reset_kc: bool = False, **kwargs):
+        if reset_kc and self.owns_km:
+            await self._async_cleanup_kernel()
+        self.reset_execution_trackers()
+        async with self.async_setup_kernel(**kwargs):
+            msg_id = await ensure_async(self.kc.kernel_info())
+            info_msg = await self.async_wait_for_reply(msg_id)
+            if info_msg is not None and "language_info" in info_msg["content"]:
+                self.nb.metadata["language_info"] = info_msg["content"]["language_info"]
+            for index, cell in enumerate(self.nb.cells):
+                await self.async_execute_cell(cell, index,
+                                              execution_count=self.code_cells_executed + 1)
+            self.set_widgets_metadata()
+            await self._store_user_expressions()
+        return self.nb
+
+    async def _store_user_expressions(self) -> None:
+        for index, cell in enumerate(self.nb.cells):
+            if cell.cell_type != "markdown":
+                continue
+            expressions = eval_expressions(cell.source)
+            if not expressions:
+                cell.metadata.pop("user_expressions", None)
+                continue
+            msg_id = await ensure_async(self.kc.execute(
+                "", silent=False, store_history=False,
+                user_expressions={str(i): e for i, e in enumerate(expressions)}))
+            reply = await self.async_wait_for_reply(msg_id)
+            results = reply["content"].get("user_expressions", {})
+            stored = []
+            for i, expression in enumerate(expressions):
+                result = results.get(str(i), {"status": "error", "ename": "NoResult",
+                                              "evalue": "the kernel returned nothing"})
+                if result.get("status") != "ok":
+                    raise ExpressionError(
+                        f"markdown cell {index}: {{eval}}`{expression}` failed: "
+                        f"{result.get('ename')}: {result.get('evalue')}")
+                stored.append({"expression": expression,
+                               "result": {"status": "ok", "data": result.get("data", {}),
+                                          "metadata": result.get("metadata", {})}})
+            cell.metadata["user_expressions"] = stored
+
+    execute = run_sync(async_execute)
 
 
 def merge_streams(cell) -> None:
@@ -54,7 +124,7 @@ def execute(path: Path, timeout: int = 300) -> float:
     # make the repository importable even without the editable install
     os.environ["PYTHONPATH"] = os.pathsep.join(
         p for p in [str(ROOT), os.environ.get("PYTHONPATH", "")] if p)
-    client = NotebookClient(
+    client = _Client(
         nb, timeout=timeout, startup_timeout=120, kernel_name="python3",
         record_timing=False, store_widget_state=False, allow_errors=False,
         resources={"metadata": {"path": str(path.parent)}},
