@@ -3,10 +3,18 @@
 The book renders the committed outputs, and nbval only compares cells that have an
 ``execution_count``: a notebook saved without outputs would pass nbval without being checked.
 So every non-empty code cell must carry an execution count, and no cell may store an error.
+
+The numbers in the prose are MyST inline expressions ``{eval}`N("key", ".2f")``` whose results
+``tools/execute_notebooks.py`` stores in the markdown cell (the book renders them, see
+tools/sb_eval.py).  ``expression_problems`` checks that every role has its stored result, for the
+same expression, and that the result is fresh: it must equal ``format(value, fmt)`` of the value
+the code cells glued under that key, as stored in their outputs (which nbval re-computes).
 """
 
 from __future__ import annotations
 
+import ast
+import re
 from pathlib import Path
 
 import nbformat
@@ -61,7 +69,79 @@ def output_problems(nb) -> list[str]:
     return problems
 
 
+EVAL_ROLE = re.compile(r"\{eval\}`([^`]+)`")
+FIX = "re-run tools/execute_notebooks.py"
+
+
+def glued_values(nb) -> dict:
+    """key -> the text/plain repr of the value each code cell glued (myst_nb's stored outputs)."""
+    values = {}
+    for cell in nb.cells:
+        for out in cell.get("outputs", []) if cell.cell_type == "code" else []:
+            record = out.get("metadata", {}).get("scrapbook")
+            if record:
+                data = out.get("data", {})
+                text = data.get(record.get("mime_prefix", "") + "text/plain")
+                if text is not None:
+                    values[record["name"]] = "".join(text) if isinstance(text, list) else text
+    return values
+
+
+def _expected_text(expression: str, glued: dict) -> str | None:
+    """What ``N("key", "fmt")`` shows, from the glued repr; None if not of that form."""
+    try:
+        call = ast.parse(expression, mode="eval").body
+    except SyntaxError:
+        return None
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "N"
+            and not call.keywords and 1 <= len(call.args) <= 2
+            and all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in call.args)):
+        return None
+    key = call.args[0].value
+    fmt = call.args[1].value if len(call.args) == 2 else ""
+    if key not in glued:
+        return f"<nothing glued under {key!r}>"
+    try:
+        value = ast.literal_eval(glued[key])
+    except (ValueError, SyntaxError):
+        return None
+    if fmt:
+        return format(value, fmt)
+    return value if isinstance(value, str) else repr(value)
+
+
+def expression_problems(nb) -> list[str]:
+    """What is wrong with the stored results of the prose's inline expressions."""
+    problems = []
+    glued = glued_values(nb)
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type != "markdown":
+            continue
+        if "{glue:" in cell.source:
+            problems.append(f"markdown cell {i} still uses a {{glue:...}} role: write "
+                            f"{{eval}}`N(\"key\", \"fmt\")` (see widgets/prose.py)")
+        roles = EVAL_ROLE.findall(cell.source)
+        stored = cell.metadata.get("user_expressions", [])
+        if [e.get("expression") for e in stored] != roles:
+            problems.append(f"markdown cell {i}: stored inline-expression results do not match its "
+                            f"{len(roles)} {{eval}} roles ({len(stored)} stored); {FIX}")
+            continue
+        for entry in stored:
+            result = entry.get("result", {})
+            text = "".join(result.get("data", {}).get("text/plain", "")) or None
+            if result.get("status") != "ok" or text is None:
+                problems.append(f"markdown cell {i}: {{eval}}`{entry['expression']}` stores no "
+                                f"text result ({result.get('ename', '')}); {FIX}")
+                continue
+            want = _expected_text(entry["expression"], glued)
+            if want is not None and text != want:
+                problems.append(f"markdown cell {i}: {{eval}}`{entry['expression']}` stores "
+                                f"{text!r} but the glued value gives {want!r}; {FIX}")
+    return problems
+
+
 def check_file(path: Path) -> list[str]:
     if not path.is_file():
         return [f"{path.relative_to(ROOT)} does not exist"]
-    return output_problems(nbformat.read(path, as_version=4))
+    nb = nbformat.read(path, as_version=4)
+    return output_problems(nb) + expression_problems(nb)

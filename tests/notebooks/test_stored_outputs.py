@@ -10,7 +10,7 @@ import copy
 import nbformat
 import pytest
 
-from nbcheck import ROOT, chapter_notebooks, check_file, output_problems
+from nbcheck import ROOT, chapter_notebooks, check_file, expression_problems, output_problems
 
 CHAPTERS = chapter_notebooks()
 
@@ -57,3 +57,28 @@ def test_checker_rejects_stored_errors_and_widget_state():
     problems = output_problems(copy.deepcopy(nb))
     assert any("ValueError" in p for p in problems)
     assert any("widget" in p for p in problems)
+
+
+def _glued_notebook(stored_text="0.35", prose='{eval}`N("k", ".2f")`'):
+    nb = _executed_notebook()
+    nb.cells[1].outputs = [nbformat.v4.new_output(
+        "display_data", data={"application/papermill.record/text/plain": "0.3456"},
+        metadata={"scrapbook": {"name": "k", "mime_prefix": "application/papermill.record/"}})]
+    md = nbformat.v4.new_markdown_cell(f"The value is {prose} m.")
+    md.metadata["user_expressions"] = [{"expression": 'N("k", ".2f")', "result": {
+        "status": "ok", "data": {"text/plain": stored_text}, "metadata": {}}}]
+    nb.cells.append(md)
+    return nb
+
+
+def test_expression_checker_accepts_fresh_results():
+    assert expression_problems(_glued_notebook()) == []
+
+
+def test_expression_checker_rejects_stale_missing_and_glue_roles():
+    assert any("glued value gives '0.35'" in p for p in expression_problems(_glued_notebook("0.30")))
+    assert any("do not match" in p
+               for p in expression_problems(_glued_notebook(prose='{eval}`N("k", ".3f")`')))
+    nb = _glued_notebook()
+    nb.cells[-1].source += " Also {glue:text}`k:.1f`."
+    assert any("{glue:" in p for p in expression_problems(nb))
