@@ -5,7 +5,8 @@
     .venv/bin/python tools/build_book.py --allow-missing   # local work: skip toc entries not written yet
 
 The build is ``jupyter-book build book/ --config jupyter_book.yml --all -W -n --keep-going``:
-every warning (a broken {eq}, {term}, {ref} or {glue} reference, a missing file) fails it.
+every warning (a broken {eq}, {term} or {ref} reference, an {eval} number without a fresh
+stored result, a missing file) fails it.
 The notebooks are not executed (their committed outputs are rendered).
 
 After the build, the HTML is checked for anything fetched from the network at view time

@@ -52,6 +52,8 @@ STAGES: list[tuple[str, list[str]]] = [
      [PY, "-m", "pytest", "-q", "-s", "tests/browser/test_live.py", "--timeout=600"]),
     ("a chapter live in JupyterLab (headless Chromium): slider latency",
      [PY, "-m", "pytest", "-q", "-s", "tests/browser/test_jupyterlab.py", "--timeout=600"]),
+    ("every chapter in JupyterLab reads as in the book: no raw MyST, numbers shown (Run All)",
+     [PY, "-m", "pytest", "-q", "tests/browser/test_jupyterlab_myst.py", "--timeout=300"]),
 ]
 
 

@@ -12,7 +12,9 @@ import shutil
 import sys
 from pathlib import Path
 
+import nbformat
 import pytest
+import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
@@ -45,7 +47,9 @@ chapters:
 
 def make_book(tmp: Path, intro: str = INTRO, extra: str = "") -> Path:
     (tmp / "tools").mkdir(parents=True)
-    shutil.copy(ROOT / "tools" / "sb_offline_assets.py", tmp / "tools")
+    config = yaml.safe_load((ROOT / "jupyter_book.yml").read_text(encoding="utf-8"))
+    for name in config["sphinx"].get("local_extensions", {}):   # sb_offline_assets, sb_eval, ...
+        shutil.copy(ROOT / "tools" / f"{name}.py", tmp / "tools")
     shutil.copy(ROOT / "jupyter_book.yml", tmp)
     book = tmp / "book"
     book.mkdir()
@@ -80,6 +84,37 @@ def test_broken_equation_reference_fails(tmp_path):
 
 def test_unknown_glossary_term_fails(tmp_path):
     root = make_book(tmp_path, intro=INTRO + "\nA {term}`wrench <Wrench>`.\n")
+    assert build_book.build(root, quiet=True) != 0
+
+
+def _eval_notebook(stored_expression: str | None) -> str:
+    """A chapter whose prose shows {eval}`N("k", ".2f")`, with a stored result (or none)."""
+    nb = nbformat.v4.new_notebook()
+    md = nbformat.v4.new_markdown_cell('# Chapter\n\nThe speed is {eval}`N("k", ".2f")` m/s.')
+    if stored_expression is not None:
+        md.metadata["user_expressions"] = [{"expression": stored_expression, "result": {
+            "status": "ok", "data": {"text/plain": "0.35"}, "metadata": {}}}]
+    nb.cells = [md]
+    return nbformat.writes(nb)
+
+
+def _book_with_chapter(tmp_path, notebook: str) -> Path:
+    root = make_book(tmp_path, extra="  - file: chapters/ch\n")
+    (root / "book" / "chapters").mkdir()
+    (root / "book" / "chapters" / "ch.ipynb").write_text(notebook, encoding="utf-8")
+    return root
+
+
+def test_eval_role_renders_the_stored_result(tmp_path):
+    root = _book_with_chapter(tmp_path, _eval_notebook('N("k", ".2f")'))
+    assert build_book.build(root, quiet=True) == 0
+    page = (root / "book" / "_build" / "html" / "chapters" / "ch.html").read_text(encoding="utf-8")
+    assert '<span class="pasted-text">0.35</span> m/s' in page
+
+
+@pytest.mark.parametrize("stored", [None, 'N("k", ".3f")'], ids=["missing", "stale"])
+def test_eval_role_without_a_fresh_stored_result_fails(tmp_path, stored):
+    root = _book_with_chapter(tmp_path, _eval_notebook(stored))
     assert build_book.build(root, quiet=True) != 0
 
 
