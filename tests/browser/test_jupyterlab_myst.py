@@ -51,8 +51,10 @@ SETTINGS = {
 
 # Text that must never be visible in a rendered markdown cell.
 # An equation label shown as such (an {eq} to another chapter, which JupyterLab cannot resolve).
+# A value key shown instead of its value: jupyterlab-myst shows a role it does not know, such
+# as {glue:text}`ch08_m:.0f`, as its bare content "ch08_m:.0f".
 RAW = re.compile(r"\{glue|\{eval\}|\{term\}|\{eq\}|\{numref\}|\{ref\}|\{doc\}|```\{|:::\{|\{math\}"
-                 r"|\beq-ch\d\d-")
+                 r"|\beq-ch\d\d-|\bch\d\d_\w+")
 
 # Per rendered markdown cell: its text, how many inline expressions it shows evaluated, how many
 # unevaluated (shown as code) or failed, and whether the cell is in edit mode.
