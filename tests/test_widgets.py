@@ -203,18 +203,41 @@ def test_nice_limit():
 
 
 def test_rescaling_redraws_the_background_once(exps):
-    """A control that changes the bars' range rescales the axis with one full redraw; the
-    main control then moves the bars with no redraw."""
-    e = get(exps, "power_split")
+    """A control that changes the bars' range (E9's ω: energy grows as ω²) rescales the axis
+    with one full redraw, to the round limit of the largest bar over the main control's sweep;
+    the main control then moves the bars with no redraw."""
+    e = get(exps, "kinetic_energy")
+    panel = e.BARS[0]
+    sweep = e._specs[e.main_control].sweep(panel.samples)
+    largest = max(max(float(np.max(np.abs(panel.values(e.scene(ref_x=x, omega=0.5)["numbers"])))),
+                      float(np.max(np.abs(e.scene(ref_x=x, omega=0.5)["numbers"][panel.total])))
+                      if panel.total else 0.0)
+                  for x in sweep)
     calls = []
     draw = e.canvas.draw
     e.canvas.draw = lambda: (calls.append(1), draw())[1]
     try:
         e.set(omega=0.5)
-        assert len(calls) == 1 and e.bar_axes().get_ylim()[1] == nice_limit(2.0)
+        assert len(calls) == 1 and e.bar_axes().get_ylim()[1] == nice_limit(largest)
         for x in (0.2, 0.4, 0.8):
             e.set(ref_x=x)
         assert len(calls) == 1
+    finally:
+        e.canvas.draw = draw
+        e.set(omega=2.0, ref_x=0.0)
+
+
+def test_a_control_in_the_span_never_redraws(exps):
+    """E3 fits its bars over ω's whole range as well as P's (power is linear in ω), so dragging ω
+    only blits: no full redraw, which kept live ω changes above 50 ms."""
+    e = get(exps, "power_split")
+    calls = []
+    draw = e.canvas.draw
+    e.canvas.draw = lambda: (calls.append(1), draw())[1]
+    try:
+        for w in (-3.0, -0.5, 0.5, 3.0):
+            e.set(omega=w)
+        assert calls == []
     finally:
         e.canvas.draw = draw
         e.set(omega=2.0, ref_x=0.0)
