@@ -155,6 +155,10 @@ def principal_axes(inertia) -> tuple[np.ndarray, np.ndarray]:
     """Principal moments (ascending, kg m^2) and axes (columns of a proper rotation R).
 
     ``R.T @ inertia @ R`` is diagonal (MR eq. 8.26, chapter 10, eq. (eq-ch10-rotate), with R_bc = R).
+    An eigenvector's sign is arbitrary, so it is fixed here: in each of the first two columns the
+    first component that is not negligible (above 1e-9 of the column's largest) is positive, and
+    the third column is their cross product (so det R = +1).  The axes are then the same on every
+    platform and linear-algebra library, wherever the moments are distinct.
 
     >>> import numpy as np, spatialbook as sb
     >>> I = sb.rotation_z(0.5) @ np.diag([1.0, 2.0, 3.0]) @ sb.rotation_z(0.5).T
@@ -164,9 +168,12 @@ def principal_axes(inertia) -> tuple[np.ndarray, np.ndarray]:
     """
     I = as_inertia3("inertia", inertia)
     moments, R = np.linalg.eigh(I)
-    flip = np.linalg.det(R) < 0
-    R = np.where(flip[..., None, None], R * np.array([1.0, 1.0, -1.0]), R)
-    return moments, R
+    first = R[..., :, :2]                                        # (..., 3, 2): two columns
+    big = np.abs(first) > 1e-9 * np.max(np.abs(first), axis=-2, keepdims=True)
+    lead = np.take_along_axis(first, np.argmax(big, axis=-2)[..., None, :], axis=-2)
+    first = first * np.where(lead < 0, -1.0, 1.0)
+    third = np.cross(first[..., :, 0], first[..., :, 1])
+    return moments, np.concatenate([first, third[..., :, None]], axis=-1)
 
 
 # --- Pinocchio (linear first) ------------------------------------------------------------

@@ -137,3 +137,21 @@ def test_permuting_matrices_commutes_with_permuting_vectors(R, d, V, F, m, I_C):
     # Pinocchio's motion action in linear-first blocks: [[R^T, -R^T D], [0, R^T]]
     close(P(X)[:3, 3:], X[3:, :3], atol=0)
     close(P(X)[3:, :3], 0, atol=0)
+
+
+def test_principal_axes_do_not_depend_on_the_eigen_solvers_signs(monkeypatch):
+    """An eigen-solver may return any sign per eigenvector (Pyodide's BLAS and numpy's differ);
+    principal_axes fixes them, so the axes are the same whatever the solver returns."""
+    rng = np.random.default_rng(11)
+    quats = rng.normal(size=(50, 4))
+    R0 = sb.rotation_from_quaternion(quats / np.linalg.norm(quats, axis=-1, keepdims=True))
+    I = R0 @ (np.sort(rng.uniform(1.0, 1.9, (50, 3)))[..., None] * np.eye(3)) @ np.swapaxes(R0, -1, -2)
+    moments, R = sb.principal_axes(I)
+    assert np.allclose(R @ (moments[..., None] * np.eye(3)) @ np.swapaxes(R, -1, -2), I, atol=1e-12)
+    assert np.allclose(np.linalg.det(R), 1.0)
+    lead = R[np.arange(50)[:, None], np.argmax(np.abs(R[..., :2]) > 1e-9, axis=-2), [0, 1]]
+    assert np.all(lead > 0)
+    eigh = np.linalg.eigh
+    signs = rng.choice([-1.0, 1.0], size=(50, 1, 3))
+    monkeypatch.setattr(np.linalg, "eigh", lambda a: (eigh(a)[0], eigh(a)[1] * signs))
+    assert np.array_equal(sb.principal_axes(I)[1], R)
