@@ -14,6 +14,7 @@ is any failing interpreter.  The table at the end gives each one's set-up and te
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import glob
 import json
 import os
@@ -83,21 +84,29 @@ def junit_counts(xml: Path) -> tuple[int, int, int]:
 
 
 def test_one(version: str, exe: str, workdir: Path) -> dict:
+    """Fresh venv, self-check, library and widget tests for one interpreter; output to a log."""
     venv = workdir / f"venv-{version}"
     env = dict(os.environ, PYTHONHASHSEED="0", MPLBACKEND="Agg")
-    row = {"version": version, "path": exe}
+    log = open(workdir / f"log-{version}.txt", "w", encoding="utf-8")
+    row = {"version": version, "path": exe, "log": log.name}
+    with log:
+        return _test_one(version, exe, venv, env, log, row, workdir)
+
+
+def _test_one(version, exe, venv, env, log, row, workdir) -> dict:
+    out = dict(cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     t0 = time.perf_counter()
-    rc = subprocess.call([exe, str(ROOT / "tools" / "setup_venv.py"), "--venv", str(venv)], cwd=ROOT, env=env)
+    rc = subprocess.call([exe, str(ROOT / "tools" / "setup_venv.py"), "--venv", str(venv)], **out)
     row["setup_s"] = time.perf_counter() - t0
     if rc != 0:
         return {**row, "ok": False, "why": "set-up from the lock failed"}
     py = str(venv / "bin" / "python")
     t0 = time.perf_counter()
-    rc = subprocess.call([py, "-m", "spatialbook", "check"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
+    rc = subprocess.call([py, "-m", "spatialbook", "check"], **out)
     if rc != 0:
         return {**row, "ok": False, "why": "self-check failed (run: python -m spatialbook check)"}
     xml = workdir / f"junit-{version}.xml"
-    rc = subprocess.call([py, *LIBRARY_TESTS, f"--junitxml={xml}"], cwd=ROOT, env=env)
+    rc = subprocess.call([py, *LIBRARY_TESTS, f"--junitxml={xml}"], **out)
     row["test_s"] = time.perf_counter() - t0
     row["passed"], row["failed"], row["skipped"] = junit_counts(xml) if xml.exists() else (0, 0, 0)
     if rc != 0:
@@ -109,6 +118,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--list", action="store_true", help="only list the interpreters found")
     ap.add_argument("--keep", action="store_true", help="keep the virtual environments (printed path)")
+    ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
+                    help="interpreters tested at once (default: 2; each pytest uses one core)")
     args = ap.parse_args(argv)
     found = discover()
     main_version = main_venv_python()
@@ -126,12 +137,22 @@ def main(argv: list[str] | None = None) -> int:
     if args.list:
         return 0
     workdir = Path(tempfile.mkdtemp(prefix="spatialbook-pythons-"))
-    rows = []
-    for version, path in found.items():
-        if version == main_version:
-            continue
-        print(f"\n--- Python {version} ({path})", flush=True)
-        rows.append(test_one(version, path, workdir))
+    todo = [(v, p) for v, p in found.items() if v != main_version]
+    print(f"testing {len(todo)} interpreter(s), {args.jobs} at a time; logs in {workdir}", flush=True)
+
+    def run(item):
+        row = test_one(*item, workdir)
+        print(f"--- Python {row['version']}: {'ok' if row['ok'] else 'FAIL: ' + row['why']} "
+              f"(set-up {row.get('setup_s', 0):.0f} s, tests {row.get('test_s', 0):.0f} s)", flush=True)
+        return row
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        rows = list(pool.map(run, todo))
+    for r in rows:
+        if not r["ok"]:
+            lines = Path(r["log"]).read_text(encoding="utf-8", errors="replace").splitlines()
+            print(f"\n--- last lines of the log of Python {r['version']} ({r['log']}):")
+            print("\n".join(lines[-60:]))
     print("\n  python    set-up   tests   passed failed skipped  result")
     for r in rows:
         print(f"  {r['version']:8s} {r.get('setup_s', 0):6.1f} s {r.get('test_s', 0):6.1f} s "
@@ -139,8 +160,8 @@ def main(argv: list[str] | None = None) -> int:
               f"{'ok' if r['ok'] else 'FAIL: ' + r['why']}")
     if main_version:
         print(f"  {main_version:8s} (the main .venv: stages 1 and 2)")
-    if args.keep:
-        print(f"environments kept in {workdir}")
+    if args.keep or not all(r["ok"] for r in rows):
+        print(f"environments and logs kept in {workdir}")
     else:
         shutil.rmtree(workdir, ignore_errors=True)
     failed = [r["version"] for r in rows if not r["ok"]]
