@@ -203,44 +203,54 @@ def test_nice_limit():
 
 
 def test_rescaling_redraws_the_background_once(exps):
-    """A control that changes the bars' range (E9's ω: energy grows as ω²) rescales the axis
+    """A control outside the bars' span (E6's ω: the bias term grows as ω²) rescales the axis
     with one full redraw, to the round limit of the largest bar over the main control's sweep;
     the main control then moves the bars with no redraw."""
-    e = get(exps, "kinetic_energy")
+    e = get(exps, "newton_euler")
     panel = e.BARS[0]
     sweep = e._specs[e.main_control].sweep(panel.samples)
-    largest = max(max(float(np.max(np.abs(panel.values(e.scene(ref_x=x, omega=0.5)["numbers"])))),
-                      float(np.max(np.abs(e.scene(ref_x=x, omega=0.5)["numbers"][panel.total])))
-                      if panel.total else 0.0)
-                  for x in sweep)
+    omega = 3.0
+    values = {**e.values(), "omega": omega}
+
+    def largest(x):
+        numbers = e.scene(**{**values, e.main_control: x})["numbers"]
+        total = float(np.max(np.abs(numbers[panel.total]))) if panel.total else 0.0
+        return max(float(np.max(np.abs(panel.values(numbers)))), total)
+
+    expected = nice_limit(max(largest(x) for x in sweep))
+    assert expected != e.bar_axes().get_ylim()[1], "pick an omega that changes the range"
     calls = []
     draw = e.canvas.draw
     e.canvas.draw = lambda: (calls.append(1), draw())[1]
     try:
-        e.set(omega=0.5)
-        assert len(calls) == 1 and e.bar_axes().get_ylim()[1] == nice_limit(largest)
-        for x in (0.2, 0.4, 0.8):
-            e.set(ref_x=x)
+        e.set(omega=omega)
+        assert len(calls) == 1 and e.bar_axes().get_ylim()[1] == expected
+        for x in sweep[::3]:
+            e.set(**{e.main_control: float(x)})
         assert len(calls) == 1
     finally:
         e.canvas.draw = draw
-        e.set(omega=2.0, ref_x=0.0)
+        e.set(**{k: v for k, v in values.items() if k != "omega"}, omega=2.0)
 
 
-def test_a_control_in_the_span_never_redraws(exps):
-    """E3 fits its bars over ω's whole range as well as P's (power is linear in ω), so dragging ω
-    only blits: no full redraw, which kept live ω changes above 50 ms."""
-    e = get(exps, "power_split")
+@pytest.mark.parametrize("name, control", [("power_split", "omega"), ("probes", "omega"),
+                                           ("kinetic_energy", "omega")])
+def test_a_control_in_the_span_never_redraws(exps, name, control):
+    """E3, E5 and E9 fit their bars over ω's whole range too, so dragging ω only blits: no full
+    redraw (which made a live ω change cost 45-65 ms)."""
+    e = get(exps, name)
+    assert control in e.BARS[0].span
+    before = e.values()
     calls = []
     draw = e.canvas.draw
     e.canvas.draw = lambda: (calls.append(1), draw())[1]
     try:
-        for w in (-3.0, -0.5, 0.5, 3.0):
-            e.set(omega=w)
+        for w in np.linspace(-3.0, 3.0, 13):
+            e.set(**{control: float(w)})
         assert calls == []
     finally:
         e.canvas.draw = draw
-        e.set(omega=2.0, ref_x=0.0)
+        e.set(**before)
 
 
 # ------------------------------------------------------------------ pixels, leaks, frames
