@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from widgets import EXPERIMENTS, Choice, Player, Slider
-from widgets.live import control_specs, panel_columns
+from widgets.live import control_specs
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -52,14 +52,20 @@ import widgets, ipywidgets
 assert getattr(ipywidgets, "sb_stand_in", False)
 out = {}
 for name, cases in json.loads(sys.argv[2]).items():
-    info = json.loads(m.LIVE.create(name))
-    rows = []
-    for values in cases:
-        res = json.loads(m.LIVE.update(info["handle"], json.dumps(values)))
-        px = bytes(m.LIVE.pixels(info["handle"]))
-        rows.append({"state": res["state"], "readouts": res["readouts"],
-                     "pixels": hashlib.sha1(px).hexdigest()})
-    out[name] = {"info": info, "rows": rows}
+    for narrow in (False, True):
+        info = json.loads(m.LIVE.create(name, narrow))
+        rows = []
+        for values in cases:
+            res = json.loads(m.LIVE.update(info["handle"], json.dumps(values)))
+            px = bytes(m.LIVE.pixels(info["handle"]))
+            rows.append({"state": res["state"], "readouts": res["readouts"],
+                         "pixels": hashlib.sha1(px).hexdigest()})
+        m.LIVE.close(info["handle"])
+        # created at a setting: the same as created, then set
+        started = json.loads(m.LIVE.create(name, narrow, json.dumps(cases[-1])))
+        start = json.loads(m.LIVE.state(started["handle"]))
+        out[name + (":narrow" if narrow else "")] = {"info": info, "rows": rows,
+                                                     "start": start, "started": started}
 print(json.dumps(out))
 """
 
@@ -86,15 +92,21 @@ def _close(a, b) -> bool:
     return a == b
 
 
+@pytest.mark.parametrize("narrow", [False, True], ids=["wide", "narrow"])
 @pytest.mark.parametrize("name", sorted(EXPERIMENTS))
-def test_adapter_equals_the_widget(adapter_results, name):
-    """Same state, same readout table, same RGBA pixels as the ipywidgets experiment."""
+def test_adapter_equals_the_widget(adapter_results, name, narrow):
+    """Same state, same readout table, same RGBA pixels as the ipywidgets experiment, in the
+    wide and in the narrow (phone) layout; created at a setting, it starts there."""
     cases, results = adapter_results
     cls = EXPERIMENTS[name]
-    got = results[name]
+    got = results[name + (":narrow" if narrow else "")]
     assert got["info"]["controls"] == json.loads(json.dumps(control_specs(cls)))
+    assert got["info"]["narrow"] is narrow and got["started"]["narrow"] is narrow
+    assert _close(got["start"], got["rows"][-1]["state"])
+    assert _close({k: got["started"]["values"][k] for k in cases[name][-1]},
+                  json.loads(json.dumps(cases[name][-1])))
     w, h = got["info"]["width"], got["info"]["height"]
-    exp = cls()
+    exp = cls(narrow=narrow)
     try:
         assert exp.canvas.get_width_height() == (w, h)
         for values, row in zip(cases[name], got["rows"]):
@@ -108,7 +120,7 @@ def test_adapter_equals_the_widget(adapter_results, name):
 
 
 @pytest.mark.parametrize("name", sorted(EXPERIMENTS))
-def test_specs_and_columns(name):
+def test_specs(name):
     cls = EXPERIMENTS[name]
     specs = control_specs(cls)
     assert [s["name"] for s in specs] == [c.name for c in cls.CONTROLS]
@@ -117,19 +129,6 @@ def test_specs_and_columns(name):
         assert s["kind"] == kind
         if kind == "player":
             assert s["target"] in {x.name for x in cls.CONTROLS if isinstance(x, Slider)}
-    exp = cls()
-    try:
-        cols = panel_columns(exp)
-        width = exp.canvas.get_width_height()[0]
-        assert cols[0][0] == 0 and cols[-1][1] == width
-        assert all(a[1] == b[0] for a, b in zip(cols, cols[1:])), cols
-        assert all(x1 - x0 >= 160 for x0, x1 in cols), cols
-        renderer = exp.canvas.get_renderer()
-        for ax in exp.figure.axes:       # no panel is cut through the middle of its plot area
-            bb = ax.get_window_extent(renderer)
-            assert any(x0 - 1 <= bb.x0 and bb.x1 <= x1 + 1 for x0, x1 in cols), (bb, cols)
-    finally:
-        exp.close()
 
 
 def test_stand_in_is_not_used_when_ipywidgets_exists():

@@ -14,7 +14,8 @@ the site's root):
   mode works and starts slower).
 
 At ``html-page-context`` it adds, to every frame player that shows a registered experiment
-(recognised by its picture's alt text, ``Experiment.alt``), a "Run live" button.  The button
+(recognised by its picture's alt text, ``Experiment.alt``), a "Run live" button, and moves
+the players' phone-layout frames into files (``move_narrow_frames``).  The button
 carries only a few attributes and an inline click handler: before the click the page loads
 nothing new.  The first click loads the adapter and Pyodide (once per page, shared by the
 page's experiments).  The stored notebook outputs are not touched.
@@ -40,65 +41,41 @@ PACKAGES = ("spatialbook", "widgets")
 _PLAYER = re.compile(r'<div class="sb-frame-player" id="(sb-fp-[0-9a-f]{12})"[^>]*>')
 
 
-_columns_cache: dict[str, str] = {}
+# The phone layout of each frame player's pictures (``narrow_frames`` of
+# widgets.static_html.frame_player) is stored in the notebook as data URIs in a JSON <script>.
+# In the built page they become files of _sb_frames/ (named by content), so the page is not
+# heavier: a wide screen never asks for them, a phone asks for the frames it shows.
+_NARROW_LIST = re.compile(r'<script type="application/json" class="sb-narrow-frames">(\[.*?\])</script>',
+                          re.S)
 
 
-def _columns(name: str) -> str:
-    """JSON of the experiment's panel columns (``widgets.live.panel_columns``), cached."""
-    if name not in _columns_cache:
-        import json
+def move_narrow_frames(body: str, outdir: Path, pathto) -> str:
+    """Replace every player's inline narrow frames by links to files written in
+    ``outdir/_sb_frames/`` (``pathto(name, 1)`` makes the page-relative link)."""
+    import base64
+    import hashlib
+    import json
 
-        from widgets import EXPERIMENTS
-        from widgets.live import panel_columns
+    folder = Path(outdir) / "_sb_frames"
 
-        exp = EXPERIMENTS[name]()
-        _columns_cache[name] = json.dumps(panel_columns(exp))
-        exp.close()
-    return _columns_cache[name]
+    def move(m: re.Match) -> str:
+        links = []
+        for uri in json.loads(m.group(1)):
+            head, _, data = uri.partition(",")
+            if not head.startswith("data:image/png;base64"):
+                links.append(uri)
+                continue
+            png = base64.b64decode(data)
+            name = f"_sb_frames/{hashlib.sha1(png).hexdigest()[:20]}.png"
+            folder.mkdir(parents=True, exist_ok=True)
+            target = Path(outdir) / name
+            if not target.is_file():
+                target.write_bytes(png)
+            links.append(pathto(name, 1))
+        return ('<script type="application/json" class="sb-narrow-frames">'
+                + json.dumps(links).replace("</", "<\\/") + "</script>")
 
-
-# Phones, for the frames too: the frame player's picture, when the page is narrower than 3/4 of
-# it, is shown as its side-by-side panels stacked (drawn from the same <img>, on each frame);
-# readout tables scroll inside their box instead of widening the page.  Inline: no new file.
-_NARROW = """<style>.sb-frame-player .sb-readout { max-width: 100%; overflow-x: auto; }
-.sb-frame-stacked { display: block; max-width: 100%; height: auto; }</style>
-<script>(function () {
-  function setup(player) {
-    var bar = player.querySelector(".sb-live-bar[data-sb-columns]");
-    var img = player.querySelector("img.sb-frame");
-    if (!bar || !img) { return; }
-    var cols = JSON.parse(bar.getAttribute("data-sb-columns"));
-    if (cols.length < 2) { return; }
-    var canvas = document.createElement("canvas");
-    canvas.className = "sb-frame-stacked";
-    canvas.setAttribute("role", "img");
-    canvas.setAttribute("aria-label", img.alt);
-    canvas.hidden = true;
-    img.parentNode.insertBefore(canvas, img.nextSibling);
-    function draw() {
-      var w = img.naturalWidth, h = img.naturalHeight;
-      var narrow = w > 0 && player.clientWidth < 0.75 * w && player.getAttribute("data-sb-live") !== "1";
-      canvas.hidden = !narrow;
-      img.style.display = narrow ? "none" : "";
-      if (!narrow) { return; }
-      var s = w / cols[cols.length - 1][1];
-      var cw = 0;
-      cols.forEach(function (c) { cw = Math.max(cw, Math.round((c[1] - c[0]) * s)); });
-      canvas.width = cw; canvas.height = h * cols.length;
-      var ctx = canvas.getContext("2d");
-      ctx.fillStyle = "#ffffff"; ctx.fillRect(0, 0, canvas.width, canvas.height);
-      cols.forEach(function (c, i) {
-        var x0 = Math.round(c[0] * s), x1 = Math.round(c[1] * s);
-        ctx.drawImage(img, x0, 0, x1 - x0, h, Math.round((cw - (x1 - x0)) / 2), i * h, x1 - x0, h);
-      });
-    }
-    img.addEventListener("load", draw);
-    window.addEventListener("resize", draw);
-    if (img.complete) { draw(); }
-  }
-  document.querySelectorAll(".sb-frame-player").forEach(setup);
-})();</script>
-"""
+    return _NARROW_LIST.sub(move, body)
 
 
 def _alt_names() -> dict[str, str]:
@@ -302,7 +279,7 @@ _NOTE = ('<p class="sb-live-note">Live mode is not available in this build (the 
 
 
 def _button(name: str, uid: str, src: str, megabytes: float) -> str:
-    return (f'<div class="sb-live-bar" data-sb-columns="{_columns(name)}">'
+    return (f'<div class="sb-live-bar">'
             f'<button type="button" class="sb-live-button" '
             f'id="{uid}-live" data-sb-experiment="{name}" data-sb-src="{src}" '
             'onclick="var b=this;if(window.sbLive){window.sbLive.start(b);return;}'
@@ -331,9 +308,7 @@ def _page_context(app, pagename, templatename, context, doctree) -> None:
         return m.group(0) + "\n" + (_NOTE if problem else _button(name, uid, src, app.sb_live_mb))
 
     body = _PLAYER.sub(add, body)
-    if "sb-live-bar" in body:
-        body += _NARROW
-    context["body"] = body
+    context["body"] = move_narrow_frames(body, Path(app.outdir), context["pathto"])
 
 
 def setup(app):

@@ -40,6 +40,8 @@ from matplotlib.figure import Figure
 
 import spatialbook as sb
 
+from ._narrow import keep_panels_inside, narrow_layout
+
 # Okabe–Ito colours: distinguishable with colour-blindness, legible on the white figure card,
 # which stays opaque so the plot reads the same in light and dark notebook themes.
 COLORS = {
@@ -300,13 +302,18 @@ class Experiment:
     BARS: tuple = ()                         # Bars panels
     REFERENCE: ReferencePoint | None = None  # on the top view
     main_control: str = ""
+    narrow: bool = False                     # phone layout (set per instance, see __init__)
     scene: Callable[..., dict]               # set by subclasses as staticmethod(module.scene)
     figsize = (9.0, 4.2)
     dpi = 100
     live_compress_level = 1                  # fast PNG for live updates
     frame_compress_level = 6                 # full-quality PNG for frames
 
-    def __init__(self, **values: Any) -> None:
+    def __init__(self, *, narrow: bool = False, **values: Any) -> None:
+        if not isinstance(narrow, bool):
+            raise ValueError(f"{type(self).__name__}: narrow must be True or False, got {narrow!r}")
+        #: laid out for a phone's column (panels stacked, see widgets/_narrow.py)
+        self.narrow = narrow
         self._specs = {c.name: c for c in self.CONTROLS}
         self.controls: dict[str, W.Widget] = {c.name: c.make() for c in self.CONTROLS}
         self._players = {c.name: c for c in self.CONTROLS if isinstance(c, Player)}
@@ -326,11 +333,17 @@ class Experiment:
         self._scene: dict = {}
         self._suspended = False
         self._build(self.figure)
+        if narrow:
+            self._drawn_values = self.values()          # lay out what the first scene shows
+            self._scene = self.scene(**self._drawn_values)
+            self._draw(self._scene)
+            self._draw_declared(self._scene)
+            self._narrow_panels = narrow_layout(self.figure, self.canvas)
 
         w, h = self.canvas.get_width_height()
         # the plot shrinks (aspect kept) to leave room for the readouts on narrow notebooks
         self.image = W.Image(format="png", layout=W.Layout(
-            width="100%", max_width=f"{w}px", min_width="420px", height="auto",
+            width="100%", max_width=f"{w}px", min_width=f"{min(w, 420)}px", height="auto",
             flex="1 1 0%", object_fit="contain"))
         # no ``tooltip`` on the Image: the JupyterLab widget manager 8.1 fails to create an
         # ImageView that has one (TypeError in updateTooltip); the HTML panel carries the text
@@ -564,7 +577,9 @@ class Experiment:
         """Frames of a sweep under a plain-JS slider (no kernel needed), with per-frame readouts.
 
         Uses ``widgets.static_html.frame_player``.  A choice control is swept over its options;
-        the slider then shows the option's index and the label lists the options.
+        the slider then shows the option's index and the label lists the options.  The same
+        sweep is also drawn in the narrow layout (``narrow=True``), which the player shows on a
+        phone; the player records every control's value, where live mode starts.
         """
         from .static_html import frame_player
 
@@ -572,6 +587,12 @@ class Experiment:
         spec = self._specs[control]
         values = list(self.sweep_values(control) if values is None else values)
         pairs = self._sweep(control, values)
+        settings = plain(self.values())
+        twin = type(self)(narrow=True, **self.values())    # the same frames for a phone
+        try:
+            narrow = [png for png, _ in twin._sweep(control, values)]
+        finally:
+            twin.close()
         label = getattr(spec, "label", control)
         readouts = [r for _, r in pairs]
         if isinstance(spec, Choice):
@@ -579,7 +600,8 @@ class Experiment:
             readouts = [f"{v}: {r}" for v, r in zip(values, readouts)]
             values = [float(spec.options.index(v)) for v in values]
         return frame_player([p for p, _ in pairs], [float(v) for v in values], label,
-                            readouts=readouts, alt=self.alt or self.title)
+                            readouts=readouts, alt=self.alt or self.title, narrow_frames=narrow,
+                            settings=settings, control=control)
 
     @classmethod
     def draw_on(cls, fig: Figure, **values: Any) -> "Experiment":
@@ -662,6 +684,8 @@ class Experiment:
     def _render(self, full: bool = False) -> None:
         renderer = None
         if full or self._background is None:
+            if self.narrow:                          # longer tick labels after a rescale
+                keep_panels_inside(self.figure, self.canvas.get_renderer(), self._narrow_panels)
             self.canvas.draw()                       # static artists only (moving are animated)
             self._background = self.canvas.copy_from_bbox(self.figure.bbox)
             self._layer_key = None

@@ -17,7 +17,10 @@ What differs from JupyterLab is only the display:
 
 The controls are described to the adapter by :func:`control_specs` (built from each
 experiment's ``CONTROLS``); readouts are the same HTML table as the frame players'
-(``Experiment.readout_table``) and the numbers of ``Experiment.state()``.
+(``Experiment.readout_table``) and the numbers of ``Experiment.state()``.  On a page narrower
+than 3/4 of the wide figure (a phone) the adapter asks for the experiment's narrow layout
+(``Experiment(narrow=True)``, widgets/_narrow.py): the panels stacked in a 330-px column,
+shown 1:1, so its text is as large as on a wide screen.
 
 The module also runs in CPython (with or without ipywidgets), which is how it is tested.
 """
@@ -158,40 +161,6 @@ def _plain_option(o: Any) -> Any:
     return o if isinstance(o, (str, bool, int, float)) or o is None else str(o)
 
 
-def panel_columns(exp, min_width: int = 160, overlap: int = 4) -> list[list[int]]:
-    """The figure's side-by-side panels as pixel column ranges ``[x0, x1)`` covering its width.
-
-    Taken from the axes' tight bounding boxes (labels and legends included): boxes that overlap
-    by more than ``overlap`` px form one panel, a panel narrower than ``min_width`` (a colour
-    bar) joins its left neighbour, and each cut is in the middle of the gap between panels.  On
-    a narrow screen the adapter shows the columns stacked, each at a readable size, from the
-    same pixels.
-    """
-    renderer = exp.canvas.get_renderer()
-    width = exp.canvas.get_width_height()[0]
-    boxes = sorted((max(0.0, b.x0), min(float(width), b.x1))
-                   for b in (ax.get_tightbbox(renderer) for ax in exp.figure.axes
-                             if ax.get_visible())
-                   if b is not None and b.x1 > b.x0)
-    merged: list[list[float]] = []
-    for x0, x1 in boxes:
-        if merged and x0 < merged[-1][1] - overlap:
-            merged[-1][1] = max(merged[-1][1], x1)
-        else:
-            merged.append([x0, x1])
-    panels: list[list[float]] = []
-    for box in merged:
-        if panels and box[1] - box[0] < min_width:
-            panels[-1][1] = max(panels[-1][1], box[1])
-        else:
-            panels.append(box)
-    if len(panels) > 1 and panels[0][1] - panels[0][0] < min_width:
-        panels[1][0] = panels[0][0]
-        panels.pop(0)
-    cuts = [0] + [int(round((a[1] + b[0]) / 2)) for a, b in zip(panels, panels[1:])] + [width]
-    return [[x0, x1] for x0, x1 in zip(cuts, cuts[1:])]
-
-
 class Live:
     """The page's experiments: one Python object per "Run live" click, shared interpreter."""
 
@@ -199,20 +168,32 @@ class Live:
         self._experiments: dict[int, Any] = {}
         self._next = 0
 
-    def create(self, name: str) -> str:
-        """Build experiment ``name``; return JSON ``{handle, title, width, height, controls}``."""
+    def create(self, name: str, narrow: bool = False, values_json: str = "{}") -> str:
+        """Build experiment ``name`` (``narrow``: laid out for a phone's column) with the
+        control values of ``values_json``; return JSON ``{handle, title, width, height,
+        narrow, controls, values}``."""
         from widgets import EXPERIMENTS
 
         if name not in EXPERIMENTS:
             raise ValueError(f"sb_live: no experiment {name!r}; known: {sorted(EXPERIMENTS)}")
         cls = EXPERIMENTS[name]
-        exp = cls()
+        exp = cls(narrow=bool(narrow))
         handle = self._next
         self._next += 1
         self._experiments[handle] = exp
+        values = json.loads(values_json or "{}")
+        if values:
+            self.update(handle, json.dumps(values))
         w, h = exp.canvas.get_width_height()
         return json.dumps({"handle": handle, "title": exp.title, "width": w, "height": h,
-                           "columns": panel_columns(exp), "controls": control_specs(cls)})
+                           "narrow": exp.narrow, "controls": control_specs(cls),
+                           "values": {k: _plain_option(v) for k, v in exp.values().items()}})
+
+    def close(self, handle: int) -> None:
+        """Forget an experiment (the adapter re-creates it in the other layout on a resize)."""
+        exp = self._experiments.pop(handle, None)
+        if exp is not None:
+            exp.close()
 
     def update(self, handle: int, values_json: str) -> str:
         """Set controls (JSON object), render (blitted, no PNG); return JSON readouts + state."""

@@ -85,23 +85,44 @@ _PLAYER_JS = """
   for (var k = 0; k < frames.length; k++) { if (!frames[k]) { frames[k] = img.src; } }
   var value = root.querySelector(".sb-value");
   var readout = root.querySelector(".sb-readout");
+  // the same frames laid out for a phone's column, shown when the page is narrow
+  var list = root.querySelector("script.sb-narrow-frames");
+  var narrowFrames = list ? JSON.parse(list.textContent) : [];
+  var wide = parseFloat(root.getAttribute("data-sb-wide-width")) || 0;
+  function narrow() {
+    return narrowFrames.length === frames.length && root.clientWidth > 0 &&
+      root.clientWidth < 0.75 * wide;
+  }
   function show(i) {
     i = Math.max(0, Math.min(frames.length - 1, parseInt(i, 10) || 0));
-    img.src = frames[i];
+    var n = narrow();
+    var src = n ? narrowFrames[i] : frames[i];
+    if (img.getAttribute("src") !== src) { img.src = src; }
     img.setAttribute("data-frame", String(i));
+    img.setAttribute("data-sb-layout", n ? "narrow" : "wide");
     value.textContent = values[i];
     range.setAttribute("aria-valuetext", values[i]);
     if (readout && readouts.length) { readout.innerHTML = readouts[i]; }
   }
   range.addEventListener("input", function () { show(range.value); });
   range.addEventListener("change", function () { show(range.value); });
+  window.addEventListener("resize", function () { show(range.value); });
   show(range.value);
 })();
 """
 
 
+def _png_width(frame: bytes) -> int:
+    """A PNG's width from its header (0 for other formats)."""
+    if frame[:8] == b"\x89PNG\r\n\x1a\n" and len(frame) >= 24:
+        return int.from_bytes(frame[16:20], "big")
+    return 0
+
+
 def frame_player(frames: list[bytes], values: list[float], label: str,
-                 readouts: list[str] | None = None, alt: str = "") -> HTML:
+                 readouts: list[str] | None = None, alt: str = "",
+                 narrow_frames: list[bytes] | None = None,
+                 settings: dict | None = None, control: str = "") -> HTML:
     """Precomputed frames under an ``<input type=range>``: a slider that works with no kernel.
 
     Parameters
@@ -117,6 +138,15 @@ def frame_player(frames: list[bytes], values: list[float], label: str,
         Short text or HTML shown under frame ``i`` (numbers the picture shows).
     alt : str
         Alternative text of the picture (defaults to a description built from ``label``).
+    narrow_frames : list of bytes, optional
+        The same frames laid out for a phone's column (PNG); shown instead of ``frames`` while
+        the player is narrower than 3/4 of the wide frames.  Kept in a JSON ``<script>`` that
+        the book's build moves into files fetched only on such screens (tools/sb_live.py).
+    settings : dict, optional
+        The values of every control of the experiment the frames were drawn with (JSON-able);
+        live mode starts from them (``data-sb-settings``).
+    control : str
+        The name of the control the slider sweeps (``data-sb-control``).
 
     Returns
     -------
@@ -134,7 +164,15 @@ def frame_player(frames: list[bytes], values: list[float], label: str,
         if len(readouts) != len(frames):
             raise ValueError(f"frame_player: readouts has {len(readouts)} entries, "
                              f"frames has {len(frames)}")
-    uid = _stable_id("sb-fp", label, alt, values, readouts, *frames)
+    narrow_frames = [bytes(f) for f in narrow_frames or ()]
+    if narrow_frames and len(narrow_frames) != len(frames):
+        raise ValueError(f"frame_player: narrow_frames has {len(narrow_frames)} entries, "
+                         f"frames has {len(frames)}")
+    if settings is not None and not isinstance(settings, dict):
+        raise ValueError(f"frame_player: settings must be a dict of control values, got {settings!r}")
+    settings_json = json.dumps(settings, sort_keys=True) if settings is not None else ""
+    uid = _stable_id("sb-fp", label, alt, values, readouts, control, settings_json,
+                     *frames, *narrow_frames)
     start = (len(frames) - 1) // 2
     value_texts = [_fmt(v) for v in values]
     alt_text = alt or f"Precomputed picture of the experiment for {label}"
@@ -149,8 +187,19 @@ def frame_player(frames: list[bytes], values: list[float], label: str,
         "values": _js_string_list(value_texts),
         "readouts": _js_string_list(readouts or []),
     }
+    attrs = ""
+    if control:
+        attrs += f' data-sb-control="{esc(control)}"'
+    if settings_json:
+        attrs += f' data-sb-settings="{esc(settings_json)}"'
+    narrow_list = ""
+    if narrow_frames:
+        attrs += f' data-sb-wide-width="{_png_width(frames[0])}"'
+        narrow_list = (f'<script type="application/json" class="sb-narrow-frames">'
+                       f'{_js_string_list([_data_uri(f) for f in narrow_frames])}</script>\n')
     markup = (
-        f'<div class="sb-frame-player" id="{uid}" role="group" aria-labelledby="{uid}-label">\n'
+        f'<div class="sb-frame-player" id="{uid}" role="group" aria-labelledby="{uid}-label"'
+        f'{attrs}>\n'
         f'<div class="sb-controls">'
         f'<label id="{uid}-label" for="{uid}-range">{esc(label)}</label> '
         f'<input type="range" id="{uid}-range" min="0" max="{len(frames) - 1}" step="1" '
@@ -160,6 +209,7 @@ def frame_player(frames: list[bytes], values: list[float], label: str,
         f'<img class="sb-frame" id="{uid}-img" src="{uris[start]}" alt="{esc(alt_text)}" '
         f'data-frame="{start}" style="max-width:100%;height:auto;">\n'
         f'{readout_html}\n'
+        f'{narrow_list}'
         f'<script>{js}</script>\n'
         f'</div>'
     )

@@ -96,9 +96,6 @@
     var player = button.closest(".sb-frame-player");
     var uid = button.id.replace(/-live$/, "") + "-lv";
     this.live = live;
-    this.handle = info.handle;
-    this.width = info.width;
-    this.height = info.height;
     this.times = [];          // ms from a control's input event to the new pixels in the canvas
     this.updates = 0;
     this.pending = null;
@@ -183,56 +180,59 @@
       "class": "sb-live-canvas",
       "aria-label": (player.querySelector("img.sb-frame") || {}).alt || info.title });
     this.ctx = this.canvas.getContext("2d");
-    this.columns = info.columns || [[0, info.width]];
-    this.full = document.createElement("canvas");        // the figure's pixels, full size
-    this.full.width = info.width;
-    this.full.height = info.height;
-    this.fullCtx = this.full.getContext("2d");
-    this.image = this.fullCtx.createImageData(info.width, info.height);
     this.readout = el("div", { "class": "sb-readout sb-live-readout", "aria-live": "polite" });
     root.appendChild(controls);
     root.appendChild(this.canvas);
     root.appendChild(this.readout);
     this.root = root;
+    this.player = player;
+    this.name = button.getAttribute("data-sb-experiment");
     root.sbLive = this;
+    this.layout(info);
 
-    // start from the value the frame player shows, if its control is one of ours
-    var frameLabel = player.querySelector(".sb-controls label");
-    var frameValue = player.querySelector(".sb-value");
+    // start where the chapter's frames are: every control as the frames were drawn (Python
+    // already set them: info.values), the swept one at the frame the reader is looking at
     info.controls.forEach(function (c) {
-      if (c.kind === "slider" && frameLabel && frameValue &&
-          frameLabel.textContent.trim() === c.label && isFinite(parseFloat(frameValue.textContent))) {
-        self.inputs[c.name].set(parseFloat(frameValue.textContent));
+      if (c.kind !== "player" && info.values && c.name in info.values) {
+        self.inputs[c.name].set(info.values[c.name]);
+      }
+    });
+    var swept = player.getAttribute("data-sb-control");
+    var shown = parseFloat((player.querySelector(".sb-value") || {}).textContent);
+    info.controls.forEach(function (c) {
+      if (c.name !== swept || !isFinite(shown)) { return; }
+      if (c.kind === "slider") { self.inputs[c.name].set(shown); }
+      if (c.kind === "choice" && c.options[Math.round(shown)] !== undefined) {
+        self.inputs[c.name].set(c.options[Math.round(shown)]);
       }
     });
   }
 
-  // Show the figure: as it is, or, when the page is too narrow for it (a phone), its
-  // side-by-side panels stacked so that each is shown larger (same pixels, no re-layout).
-  Experiment.prototype.present = function () {
-    var cols = this.columns, w = this.width, h = this.height;
-    var room = this.root.clientWidth || w;
-    var stacked = cols.length > 1 && room < 0.75 * w;
-    var cw = w, ch = h;
-    if (stacked) {
-      cw = Math.max.apply(null, cols.map(function (c) { return c[1] - c[0]; }));
-      ch = h * cols.length;
-    }
-    if (this.canvas.width !== cw || this.canvas.height !== ch) {
-      this.canvas.width = cw;
-      this.canvas.height = ch;
-    }
-    this.canvas.setAttribute("data-sb-stacked", stacked ? String(cols.length) : "0");
-    if (!stacked) {
-      this.ctx.drawImage(this.full, 0, 0);
-      return;
-    }
-    this.ctx.fillStyle = "#ffffff";
-    this.ctx.fillRect(0, 0, cw, ch);
-    for (var i = 0; i < cols.length; i++) {
-      var x0 = cols[i][0], x1 = cols[i][1];
-      this.ctx.drawImage(this.full, x0, 0, x1 - x0, h, Math.round((cw - (x1 - x0)) / 2), i * h, x1 - x0, h);
-    }
+  // The figure's layout: wide (as in JupyterLab) or, when the player is narrower than 3/4 of
+  // the wide figure (a phone), the experiment's narrow layout, panels stacked, shown 1:1.
+  function wantNarrow(player) {
+    var wide = parseFloat(player.getAttribute("data-sb-wide-width")) || 900;
+    return player.clientWidth > 0 && player.clientWidth < 0.75 * wide;
+  }
+
+  Experiment.prototype.layout = function (info) {
+    this.handle = info.handle;
+    this.width = info.width;
+    this.height = info.height;
+    this.narrow = !!info.narrow;
+    this.canvas.width = info.width;
+    this.canvas.height = info.height;
+    this.canvas.setAttribute("data-sb-layout", this.narrow ? "narrow" : "wide");
+    this.image = this.ctx.createImageData(info.width, info.height);
+  };
+
+  // After a resize across the threshold: the same experiment, same values, other layout.
+  Experiment.prototype.relayout = function () {
+    var narrow = wantNarrow(this.player);
+    if (narrow === this.narrow) { return; }
+    this.live.close(this.handle);
+    this.layout(JSON.parse(this.live.create(this.name, narrow, JSON.stringify(this.values()))));
+    this.render();
   };
 
   Experiment.prototype.values = function () {
@@ -273,8 +273,7 @@
       buf.release();
       px.destroy();
     }
-    this.fullCtx.putImageData(this.image, 0, 0);
-    this.present();
+    this.ctx.putImageData(this.image, 0, 0);
     this.readout.innerHTML = out.readouts;
     this.readoutHtml = out.readouts;
     this.state = out.state;
@@ -297,13 +296,15 @@
     try {
       var live = await boot();
       var t1 = performance.now();
-      var info = JSON.parse(live.create(button.getAttribute("data-sb-experiment")));
+      var info = JSON.parse(live.create(button.getAttribute("data-sb-experiment"),
+                                        wantNarrow(player),
+                                        player.getAttribute("data-sb-settings") || "{}"));
       var exp = new Experiment(button, live, info);
       exp.render();
       exp.createMs = performance.now() - t1;
       // the live panel replaces the frame player's slider, picture and readouts
       Array.prototype.forEach.call(player.children, function (child) {
-        if (child.matches(".sb-controls, img.sb-frame, canvas.sb-frame-stacked, .sb-readout")) {
+        if (child.matches(".sb-controls, img.sb-frame, .sb-readout")) {
           child.hidden = true;
         }
       });
@@ -315,8 +316,9 @@
       var hint = button.parentNode.querySelector(".sb-live-hint");
       if (hint) { hint.textContent = "every control runs the book's Python in your browser"; }
       player.setAttribute("data-sb-live", "1");
-      exp.present();                       // now that the panel has its width on the page
-      window.addEventListener("resize", function () { exp.present(); });
+      window.addEventListener("resize", function () {
+        try { exp.relayout(); } catch (e) { console.error("sb_live: " + e); }
+      });
       return exp;
     } catch (e) {
       console.warn("sb_live: " + (e && e.message ? e.message : e));

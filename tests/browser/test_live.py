@@ -9,7 +9,7 @@ values, computed here) and the readout table equals ``exp.readout_table()`` char
 character; no console error; no non-loopback request (see conftest).  Then: Pyodide is loaded
 once per page even with two experiments; the axe audit is clean with the live controls; at a
 phone's width (390 px) the page does not overflow sideways and both the frames and the live
-figure show their panels stacked, enlarged.  The staged distribution is checked file by file.
+figure use the experiment's narrow layout (panels stacked, 330 px), shown 1:1.  The staged distribution is checked file by file.
 
     .venv/bin/python -m pytest tests/browser/test_live.py -q -s
 """
@@ -35,13 +35,6 @@ import pyodide_dist  # noqa: E402
 
 START_TIMEOUT_MS = 120_000
 RANDOM_SETTINGS = 2
-# Numbers defined only up to sign, whose sign depends on the LAPACK build (Pyodide's OpenBLAS
-# and the native one pick different eigenvector signs): (experiment, key) -> compared column by
-# column up to sign.  sb.principal_axes fixes only det(R) = +1; a canonical sign in the library
-# would remove this entry (noted for the library's owners).
-SIGN_FREE_COLUMNS = {("principal_axes", "axes")}
-
-
 def live_pages(site: Path = SITE) -> dict[str, str]:
     """Experiment name -> the first built page (relative) with a Run live button for it."""
     found: dict[str, str] = {}
@@ -90,8 +83,8 @@ def start_live(page, site_url: str, rel: str, name: str, index: int = 0):
     requests: list[str] = []
     page.on("request", lambda r: requests.append(r.url))
     page.goto(f"{site_url}/{rel}", wait_until="load")
-    early = [u for u in requests if "/_pyodide/" in u or "/_live/" in u]
-    assert not early, f"{rel}: live files fetched before the click: {early}"
+    early = [u for u in requests if "/_pyodide/" in u or "/_live/" in u or "/_sb_frames/" in u]
+    assert not early, f"{rel}: live files (or phone frames, on a wide screen) fetched: {early}"
     button = page.locator(f'.sb-live-button[data-sb-experiment="{name}"]').nth(index)
     button.scroll_into_view_if_needed()
     button.click()
@@ -200,6 +193,15 @@ def test_experiment_live(live_page, site_url, name):
     root, _ = start_live(page, site_url, rel, name)
     problems = []
     info = root.evaluate(JS_INFO)
+    # live mode starts where the chapter's frames are: the frames' settings, the shown frame
+    player = root.locator("xpath=ancestor::div[contains(@class,'sb-frame-player')]")
+    start = json.loads(player.get_attribute("data-sb-settings") or "{}")
+    swept = player.get_attribute("data-sb-control")
+    spec = {c.name: c for c in cls.CONTROLS}.get(swept)
+    shown = float(player.locator(".sb-value").inner_text())
+    start[swept] = spec.options[round(shown)] if hasattr(spec, "options") else shown
+    if close_enough(info["values"], start):
+        problems.append(f"live started at {info['values']}, the frames show {start}")
     if set(info["values"]) != {c.name for c in cls.CONTROLS if not isinstance(c, Player)}:
         problems.append(f"controls {sorted(info['values'])} != CONTROLS")
     n_players = sum(isinstance(c, Player) for c in cls.CONTROLS)
@@ -260,13 +262,6 @@ def test_experiment_live(live_page, site_url, name):
         live = root.evaluate(JS_INFO)
         native.set(**live["values"])
         want = native.state()
-        for (exp_name, key) in SIGN_FREE_COLUMNS:
-            if exp_name == name and key in want:
-                a, b = np.array(live["state"][key], float), np.array(want[key], float)
-                signs = np.where(np.sum(a * b, axis=0) < 0, -1.0, 1.0)
-                live["state"][key] = (a * signs).tolist()
-                if np.linalg.det(a) * np.linalg.det(b) <= 0:
-                    problems.append(f"{key}: live and native axes differ in handedness")
         problems += [f"values {live['values']}: {m}" for m in close_enough(live["state"], want)]
         if live["readout"] != native.readout_table():
             problems.append(f"values {live['values']}: readout table differs from native")
@@ -305,42 +300,99 @@ def test_one_interpreter_per_page_and_axe(live_page, site_url):
     assert not problems, f"{rel} live:\n  " + "\n  ".join(problems)
 
 
+JS_PHONE = """() => {
+  const de = document.documentElement;
+  const players = [...document.querySelectorAll('.sb-frame-player')].map(p => {
+    const img = p.querySelector('img.sb-frame'); const r = img.getBoundingClientRect();
+    return {id: p.id, layout: img.getAttribute('data-sb-layout'), natural: img.naturalWidth,
+            shown: r.width, right: r.right, hasNarrow: !!p.querySelector('script.sb-narrow-frames')};
+  });
+  let small = 1e9, where = '';
+  const walker = document.createTreeWalker(document.querySelector('main') || document.body,
+                                           NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    if (!n.textContent.trim() || !n.parentElement) { continue; }
+    const e = n.parentElement; const r = e.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0 || e.closest('script,style,[hidden],.MathJax,mjx-container')) { continue; }
+    const f = parseFloat(getComputedStyle(e).fontSize);
+    if (f < small) { small = f; where = e.tagName + ': ' + n.textContent.trim().slice(0, 30); }
+  }
+  return {players, small, where, page: de.clientWidth, scroll: de.scrollWidth};
+}"""
+
+
 def test_phone_width(browser, site_url):
-    """At 390 px the page does not overflow sideways; the frames and the live figure show their
-    side-by-side panels stacked (each at least 1.6 times larger than the whole figure shrunk to
-    the width); readout tables scroll inside their box."""
+    """At a phone's width (390 px) on every chapter page: no sideways overflow; every frame
+    player shows its phone-layout frames (330 px wide, shown 1:1, so the figure's 10.5-pt text
+    is 14.6 CSS px, not smaller than the page's own small print); the readout tables scroll in
+    their box.  Live mode started there draws the experiment's narrow layout, 1:1, and its
+    numbers equal native Python's."""
+    from widgets import EXPERIMENTS
+
     guard = NetworkGuard()
     ctx = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2,
                               is_mobile=True, has_touch=True, service_workers="block")
     ctx.route("**/*", guard.route)
     page = ctx.new_page()
     log = ConsoleLog(page)
-    js_fit = """(sel) => { const c = document.querySelector(sel); const r = c.getBoundingClientRect();
-        return {shown: !c.hidden && r.width > 0, scale: r.width / c.width, width: c.width,
-                full: Number(c.getAttribute('data-sb-full') || 0), right: r.right,
-                page: document.documentElement.clientWidth,
-                scroll: document.documentElement.scrollWidth}; }"""
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
+    problems, smallest = [], []
     try:
-        name = "spatial_inertia" if "spatial_inertia" in PAGES else sorted(PAGES)[0]
-        page.goto(f"{site_url}/{PAGES[name]}", wait_until="load")
-        page.locator(".sb-live-button").first.scroll_into_view_if_needed()
-        frames = page.evaluate(js_fit, ".sb-frame-player canvas.sb-frame-stacked")
-        img_w = page.evaluate("() => document.querySelector('img.sb-frame').naturalWidth")
-        # both pictures fill the same content width, so the panels are img_w / width larger
-        assert frames["shown"], "frames: the stacked picture is not shown at 390 px"
-        assert img_w / frames["width"] >= 1.6, f"frames: panels not enlarged: {frames}, {img_w}"
-        assert frames["scroll"] <= frames["page"], f"the page overflows sideways: {frames}"
+        for path in sorted(SITE.glob("chapters/*.html")):
+            rel = path.relative_to(SITE).as_posix()
+            if "sb-frame-player" not in path.read_text(encoding="utf-8"):
+                continue
+            page.goto(f"{site_url}/{rel}", wait_until="load")
+            page.wait_for_function("() => [...document.querySelectorAll('img.sb-frame')]"
+                                   ".every(i => i.complete && i.naturalWidth > 0)", timeout=20_000)
+            got = page.evaluate(JS_PHONE)
+            smallest.append((got["small"], rel, got["where"]))
+            if got["scroll"] > got["page"]:
+                problems.append(f"{rel}: the page overflows sideways ({got['scroll']} > {got['page']})")
+            for p in got["players"]:
+                if not p["hasNarrow"]:
+                    continue
+                if p["layout"] != "narrow" or p["natural"] != 330:
+                    problems.append(f"{rel} {p['id']}: not the phone frames: {p}")
+                elif p["shown"] < 0.99 * p["natural"] or p["right"] > got["page"]:
+                    problems.append(f"{rel} {p['id']}: phone frame shrunk or cut: {p}")
+        narrow_files = [u for u in requests if "/_sb_frames/" in u]
+        assert narrow_files, "no phone frame was fetched at 390 px"
+        print(f"\n390 px: smallest page text {min(smallest)[0]:.1f} px ({min(smallest)[2]!r} "
+              f"in {min(smallest)[1]}); {len(narrow_files)} phone frames fetched")
+
+        name = "kinetic_energy" if "kinetic_energy" in PAGES else sorted(PAGES)[0]
         root, _ = start_live(page, site_url, PAGES[name], name)
-        live = page.evaluate(js_fit, ".sb-live canvas.sb-live-canvas")
-        info = root.evaluate("(r) => ({w: r.sbLive.width, "
-                             "stacked: r.querySelector('canvas').getAttribute('data-sb-stacked')})")
-        assert info["stacked"] != "0", f"live figure not stacked at 390 px: {info}"
-        assert info["w"] / live["width"] >= 1.6, f"live: panels not enlarged: {live}, {info}"
-        assert live["right"] <= live["page"] + 1 and live["scroll"] <= live["page"], live
-        assert not log.errors, log.errors
+        canvas = root.locator("canvas.sb-live-canvas")
+        live = canvas.evaluate("(c) => ({layout: c.getAttribute('data-sb-layout'), w: c.width, "
+                               "shown: c.getBoundingClientRect().width, "
+                               "right: c.getBoundingClientRect().right, "
+                               "page: document.documentElement.clientWidth, "
+                               "scroll: document.documentElement.scrollWidth})")
+        if live["layout"] != "narrow" or live["w"] != 330 or live["shown"] < 0.99 * 330:
+            problems.append(f"live figure at 390 px is not the narrow layout shown 1:1: {live}")
+        if live["right"] > live["page"] + 1 or live["scroll"] > live["page"]:
+            problems.append(f"live at 390 px overflows: {live}")
+        cls = EXPERIMENTS[name]
+        values = random_values(cls.CONTROLS, np.random.default_rng(390))
+        before = root.evaluate(JS_INFO)["updates"]
+        page.evaluate(JS_SET, [root.element_handle(), values])
+        wait_update(page, root, before)
+        info = root.evaluate(JS_INFO)
+        native = cls(narrow=True)
+        native.set(**info["values"])
+        problems += [f"live at 390 px: {m}" for m in close_enough(info["state"], native.state())]
+        if info["readout"] != native.readout_table():
+            problems.append("live at 390 px: readout table differs from native")
+        native.close()
+        problems += [f"browser: {e}" for e in log.errors]
     finally:
         ctx.close()
     assert not guard.blocked, guard.blocked
+    assert not problems, "\n  ".join(problems)
+    # the figures' text (10.5 pt at 1:1 = 14.6 px) is not smaller than the page's small print
+    assert min(smallest)[0] <= 14.6, min(smallest)
 
 
 def test_file_url_says_live_mode_needs_http(browser):

@@ -1,0 +1,245 @@
+"""The narrow (phone) layout of an experiment's figure: its side-by-side panels stacked.
+
+Every experiment lays its figure out for a wide page (9 x 4.2 in, 900 x 420 px, panels side by
+side).  Shrunk to a phone's text column (about 330 px of a 390-px screen) its 8-10 pt labels
+would be 3-5 px tall.  :func:`narrow_layout` re-lays out the *same* figure, with the same
+artists, for a column ``NARROW_WIDTH`` wide, shown at 1:1:
+
+1. the axes are grouped into panels (:func:`figure_panels`): axes whose tight boxes overlap
+   horizontally (a plot and its colour bar, two plots one above the other) stay together;
+2. no text is smaller than ``NARROW_MIN_FONT`` points (10.5 pt = 14.6 px at 100 dpi, above the
+   book's 14-px small print); a text wider than the column is broken at a space;
+3. each panel becomes a row of the narrow figure, scaled uniformly (aspect ratios of axes,
+   3-D views and equal-aspect top views kept) so that its axes *and* their labels fit the
+   column; the margins taken by labels are measured and the scale refined a few times;
+4. tick labels that would collide (bar names) are turned by 30 degrees.
+
+When a control later rescales a bar axis to longer tick labels, :func:`keep_panels_inside`
+narrows that panel before the background is redrawn, so nothing is cut by the figure's edge.
+
+Nothing is drawn differently: the experiment's ``_draw`` and the declared parts move the same
+artists, so the narrow figure shows exactly what the wide one shows.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+from matplotlib.figure import Figure
+from matplotlib.text import Text
+from matplotlib.transforms import Bbox
+
+#: the narrow figure's width (in) at the experiments' 100 dpi: 330 px, a 390-px phone's column
+NARROW_WIDTH = 3.3
+#: the smallest text of the narrow figure (pt): 10.5 pt is 14.6 px at 100 dpi
+NARROW_MIN_FONT = 10.5
+#: free pixels around each panel
+NARROW_PAD = 6.0
+
+
+def figure_panels(fig: Figure, renderer, min_width: float = 160.0,
+                  overlap: float = 4.0) -> list[list]:
+    """The figure's axes grouped into side-by-side panels, left to right.
+
+    Axes whose tight boxes (labels included) overlap horizontally by more than ``overlap`` px
+    form one panel; a panel narrower than ``min_width`` px (a colour bar) joins its neighbour.
+    """
+    items = []
+    for ax in fig.axes:
+        if not ax.get_visible():
+            continue
+        box = ax.get_tightbbox(renderer)
+        if box is None or box.width <= 0:
+            continue
+        items.append((box.x0, box.x1, ax))
+    items.sort(key=lambda item: item[0])
+    groups: list[list] = []                  # [axes, x0, x1]
+    for x0, x1, ax in items:
+        if groups and x0 < groups[-1][2] - overlap:
+            groups[-1][0].append(ax)
+            groups[-1][2] = max(groups[-1][2], x1)
+        else:
+            groups.append([[ax], x0, x1])
+    panels: list[list] = []
+    for g in groups:
+        if panels and g[2] - g[1] < min_width:
+            panels[-1][0].extend(g[0])
+            panels[-1][2] = max(panels[-1][2], g[2])
+        else:
+            panels.append(g)
+    if len(panels) > 1 and panels[0][2] - panels[0][1] < min_width:
+        panels[1][0][:0] = panels[0][0]
+        panels.pop(0)
+    return [p[0] for p in panels]
+
+
+def _enlarge_text(fig: Figure, min_font: float) -> None:
+    for text in fig.findobj(Text):
+        if text.get_fontsize() < min_font:
+            text.set_fontsize(min_font)
+    for ax in fig.axes:
+        for name in ("x", "y", "z"):
+            axis = getattr(ax, f"{name}axis", None)
+            if axis is None:
+                continue
+            ticks = axis.get_major_ticks()
+            if not ticks or ticks[0].label1.get_fontsize() < min_font:
+                ax.tick_params(axis=name, which="both", labelsize=min_font)
+
+
+def _wrap_wide_text(fig: Figure, renderer, Wn: float, pad: float, originals: dict) -> bool:
+    """Break every text that runs past the column's edges at spaces; True if one was changed.
+
+    The room is what the text's alignment leaves it: a centred title over an off-centre
+    plot has twice the distance from its centre to the nearer edge.  ``originals`` keeps each
+    text as the experiment wrote it, so that a later round re-breaks that, not the pieces."""
+    changed = False
+    for text in fig.findobj(Text):
+        s = text.get_text()
+        if not text.get_visible() or " " not in s:
+            continue
+        box = text.get_window_extent(renderer)
+        if box.x0 >= 0 and box.x1 <= Wn:
+            continue
+        ha = text.get_horizontalalignment()
+        if ha == "left":
+            room = Wn - pad - box.x0
+        elif ha == "right":
+            room = box.x1 - pad
+        else:
+            centre = (box.x0 + box.x1) / 2
+            room = 2 * min(centre, Wn - centre) - 2 * pad
+        room = max(room, 0.3 * Wn)
+        longest = max(len(line) for line in s.split("\n"))
+        chars = max(8, int(longest * room / box.width) - 1)
+        original = originals.setdefault(text, s)
+        wrapped = "\n".join(textwrap.fill(line, chars, break_long_words=False)
+                            for line in original.split("\n"))
+        if wrapped != s:
+            text.set_text(wrapped)
+            changed = True
+    return changed
+
+
+def _legends_below_top_views(fig: Figure, renderer) -> None:
+    """Move the legend of an equal-aspect plot (a top view, small in the column) under it."""
+    for ax in fig.axes:
+        legend = ax.get_legend()
+        if legend is None or hasattr(ax, "zaxis") or ax.get_aspect() != 1.0:
+            continue
+        legend.set_visible(False)
+        below = ax.get_tightbbox(renderer)
+        legend.set_visible(True)
+        y = (below.y0 - 4 - ax.bbox.y0) / ax.bbox.height
+        legend.set_bbox_to_anchor((0.5, y), transform=ax.transAxes)
+        legend._loc = 9                                   # "upper center" of that anchor
+        legend.set_ncols(2)
+
+
+def _turn_colliding_ticks(fig: Figure, renderer) -> bool:
+    """Turn the x tick labels of 2-D axes whose labels overlap by 30 degrees; True if any."""
+    changed = False
+    for ax in fig.axes:
+        if hasattr(ax, "zaxis"):
+            continue
+        labels = [t for t in ax.get_xticklabels() if t.get_visible() and t.get_text()]
+        boxes = sorted((t.get_window_extent(renderer) for t in labels), key=lambda b: b.x0)
+        if any(a.x1 + 2 > b.x0 for a, b in zip(boxes, boxes[1:])) and labels[0].get_rotation() == 0:
+            for t in labels:
+                t.set_rotation(30)
+                t.set_horizontalalignment("right")
+                t.set_rotation_mode("anchor")
+            ax.tick_params(axis="x", labelrotation=30)
+            changed = True
+    return changed
+
+
+def keep_panels_inside(fig: Figure, renderer, panels: list[list], pad: float = NARROW_PAD) -> bool:
+    """Narrow a panel's axes where its labels now run past the figure's side edges (a bar
+    axis rescaled to longer tick labels); True if an axes moved.  Called before each full
+    redraw of a narrow figure, so the figure keeps its size."""
+    W = fig.bbox.width
+    moved = False
+    for p in panels:
+        tight = _union([ax.get_tightbbox(renderer) for ax in p])
+        left, right = max(0.0, pad - tight.x0), max(0.0, tight.x1 - (W - pad))
+        if left <= 0.5 and right <= 0.5:
+            continue
+        boxes = {ax: ax.get_position(original=True) for ax in p}
+        u = Bbox.union(list(boxes.values()))
+        k = max(0.2, (u.width * W - left - right) / (u.width * W))
+        for ax, b in boxes.items():
+            x0 = u.x0 + left / W + (b.x0 - u.x0) * k
+            ax.set_position([x0, b.y0, b.width * k, b.height])
+        moved = True
+    return moved
+
+
+def _union(boxes) -> Bbox:
+    return Bbox.union([b for b in boxes if b is not None and b.width > 0])
+
+
+def narrow_layout(fig: Figure, canvas, width: float = NARROW_WIDTH,
+                  min_font: float = NARROW_MIN_FONT, pad: float = NARROW_PAD,
+                  rounds: int = 4) -> list[list]:
+    """Re-lay out ``fig`` (drawn on ``canvas``) as its panels stacked in a column ``width`` in
+    wide; returns the panels (lists of axes, top to bottom) for :func:`keep_panels_inside`.
+    See the module's docstring."""
+    dpi = fig.dpi
+    renderer = canvas.get_renderer()
+    W0, H0 = fig.bbox.width, fig.bbox.height
+    panels = figure_panels(fig, renderer)
+    if not panels:
+        raise ValueError("narrow_layout: the figure has no visible axes")
+    _enlarge_text(fig, min_font)
+    # positions in the wide figure (px), as laid out by the experiment
+    base = {ax: Bbox.from_extents(*(ax.get_position(original=True).extents
+                                    * [W0, H0, W0, H0])) for p in panels for ax in p}
+    # figure texts (a caption over a 3-D view) travel with the panel under them
+    owner = {}
+    for text in fig.texts:
+        x = text.get_position()[0] * W0
+        spans = [_union(base[ax] for ax in p) for p in panels]
+        owner[text] = min(range(len(panels)),
+                          key=lambda i: 0 if spans[i].x0 <= x <= spans[i].x1
+                          else min(abs(x - spans[i].x0), abs(x - spans[i].x1)))
+    text_base = {t: (t.get_position()[0] * W0, t.get_position()[1] * H0) for t in owner}
+    unions = [_union(base[ax] for ax in p) for p in panels]
+    Wn = width * dpi
+    margins = [[0.0, 0.0, 0.0, 0.0] for _ in panels]       # left, right, bottom, top (px)
+    originals: dict = {}
+    for round_ in range(rounds):
+        scales = [min(1.0, max(0.2, (Wn - 2 * pad - m[0] - m[1]) / u.width))
+                  for u, m in zip(unions, margins)]
+        heights = [s * u.height + m[2] + m[3] + 2 * pad for s, u, m in zip(scales, unions, margins)]
+        Hn = float(round(sum(heights)))
+        fig.set_size_inches(Wn / dpi, Hn / dpi)
+        top = Hn
+        placed = []
+        for i, (p, u, s, m, h) in enumerate(zip(panels, unions, scales, margins, heights)):
+            x_off = pad + m[0] + max(0.0, (Wn - 2 * pad - m[0] - m[1] - s * u.width) / 2)
+            y_off = top - h + pad + m[2]
+
+            def to_new(x, y, u=u, s=s, x_off=x_off, y_off=y_off):
+                return x_off + s * (x - u.x0), y_off + s * (y - u.y0)
+
+            for ax in p:
+                b = base[ax]
+                x0, y0 = to_new(b.x0, b.y0)
+                ax.set_position([x0 / Wn, y0 / Hn, s * b.width / Wn, s * b.height / Hn])
+            for text, j in owner.items():
+                if j == i:
+                    x, y = to_new(*text_base[text])
+                    text.set_position((x / Wn, y / Hn))
+            placed.append(Bbox.from_bounds(x_off, y_off, s * u.width, s * u.height))
+            top -= h
+        renderer = canvas.get_renderer()
+        _wrap_wide_text(fig, renderer, Wn, pad, originals)
+        _turn_colliding_ticks(fig, renderer)
+        _legends_below_top_views(fig, renderer)
+        for i, (p, new) in enumerate(zip(panels, placed)):
+            tight = _union([ax.get_tightbbox(renderer) for ax in p]
+                           + [t.get_window_extent(renderer) for t, j in owner.items() if j == i])
+            margins[i] = [max(0.0, new.x0 - tight.x0), max(0.0, tight.x1 - new.x1),
+                          max(0.0, new.y0 - tight.y0), max(0.0, tight.y1 - new.y1)]
+    return panels
