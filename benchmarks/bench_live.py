@@ -6,7 +6,8 @@
   blitted RGBA pixels written into the page's canvas (``putImageData`` done), median over
   ``--changes`` (default 30) changes of each control in turn.
 
-Targets: first frame <= 6 s, a change <= 50 ms.  Needs the built book with live mode staged
+Targets: first frame <= 6 s, a change <= 50 ms.  ``--phone`` measures the same at a phone's
+width (390 px), where live mode draws each experiment's narrow layout.  Needs the built book with live mode staged
 (``make book``); run ``.venv/bin/python benchmarks/bench_live.py``.
 """
 
@@ -37,9 +38,18 @@ def serve(site: Path):
     return server, f"http://127.0.0.1:{server.server_address[1]}"
 
 
-def first_frame_seconds(browser, site_url: str, rel: str, name: str) -> tuple[float, dict]:
+def viewport(phone: bool) -> dict:
+    """A wide screen, or a phone (390 x 844 CSS px, 2x): the narrow layout."""
+    if phone:
+        return {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2,
+                "is_mobile": True, "has_touch": True}
+    return {"viewport": {"width": 1280, "height": 900}}
+
+
+def first_frame_seconds(browser, site_url: str, rel: str, name: str,
+                        phone: bool = False) -> tuple[float, dict]:
     guard = NetworkGuard()
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="block")
+    ctx = browser.new_context(**viewport(phone), service_workers="block")
     ctx.route("**/*", guard.route)
     page = ctx.new_page()
     page.add_init_script("document.addEventListener('click', e => { window.__sbClick = e.timeStamp; }, true)")
@@ -82,6 +92,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--changes", type=int, default=30, help="changes per experiment (default 30)")
     ap.add_argument("--only", nargs="*", help="experiments to time (default: all shown)")
     ap.add_argument("--no-cold", action="store_true", help="skip the cold-cache clicks")
+    ap.add_argument("--phone", action="store_true",
+                    help="at a phone's width (390 px): the experiments' narrow layout")
     args = ap.parse_args(argv)
     sys.path.insert(0, str(ROOT))
     from widgets import EXPERIMENTS
@@ -99,13 +111,13 @@ def main(argv: list[str] | None = None) -> int:
         name = "screw_axis" if "screw_axis" in pages else sorted(pages)[0]
         firsts = []
         for _ in range(0 if args.no_cold else args.runs):
-            s, boot = first_frame_seconds(browser, url, pages[name], name)
+            s, boot = first_frame_seconds(browser, url, pages[name], name, args.phone)
             firsts.append(s)
             print(f"  cold click to first live frame ({name}): {s:.2f} s  "
                   + ", ".join(f"{k} {v / 1000:.2f} s" for k, v in boot.items()), flush=True)
         rows = []
         guard = NetworkGuard()
-        ctx = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="block")
+        ctx = browser.new_context(**viewport(args.phone), service_workers="block")
         ctx.route("**/*", guard.route)
         for exp_name in sorted(args.only or pages):
             page = ctx.new_page()
@@ -126,7 +138,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\nclick to first live frame, cold cache: median {first:.2f} s over {len(firsts)} "
               f"runs (target <= {FIRST_FRAME_TARGET_S:.0f} s) "
               f"{'ok' if first <= FIRST_FRAME_TARGET_S else 'OVER'}")
-    print(f"\n{'experiment':18s} {'median ms':>10s} {'max ms':>8s} {'changes':>8s}")
+    print(f"\n{'experiment':18s} {'median ms':>10s} {'max ms':>8s} {'changes':>8s}"
+          f"   ({'phone, 390 px: narrow layout' if args.phone else 'wide screen, 1280 px'})")
     for exp_name, med, worst, n in rows:
         flag = "ok" if med <= CHANGE_TARGET_MS else "OVER"
         print(f"{exp_name:18s} {med:10.1f} {worst:8.1f} {n:8d}  {flag}")
