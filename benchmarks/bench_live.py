@@ -54,7 +54,7 @@ def first_frame_seconds(browser, site_url: str, rel: str, name: str,
     page = ctx.new_page()
     page.add_init_script("document.addEventListener('click', e => { window.__sbClick = e.timeStamp; }, true)")
     try:
-        root, _ = start_live(page, site_url, rel, name)
+        root, _ = start_live(page, site_url, rel, name, phone=phone)
         ms = root.evaluate("r => r.sbLive.firstFrameAt - window.__sbClick")
         boot = root.evaluate("() => window.sbLive.bootTimes")
     finally:
@@ -121,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
         ctx.route("**/*", guard.route)
         for exp_name in sorted(args.only or pages):
             page = ctx.new_page()
-            root, _ = start_live(page, url, pages[exp_name], exp_name)
+            root, _ = start_live(page, url, pages[exp_name], exp_name, phone=args.phone)
             times = change_ms(page, root, EXPERIMENTS[exp_name].CONTROLS, args.changes)
             rows.append((exp_name, statistics.median(times), max(times), len(times)))
             if args.only:                       # per control, for a closer look
