@@ -568,9 +568,17 @@ class Experiment:
         """Default values of a sweep: the control's whole range, ends included."""
         return self._specs[control or self.main_control].sweep(n)
 
-    def frames(self, control: str | None = None, values: Sequence | None = None) -> list[bytes]:
+    def frames(self, control: str | None = None, values: Sequence | None = None,
+               narrow: bool = False) -> list[bytes]:
         """Full-quality PNG bytes, one per value of ``control`` (default: the main control);
-        the control is restored afterwards."""
+        the control is restored afterwards.  ``narrow=True``: the same frames in the phone
+        layout, drawn by a narrow twin at this experiment's current values."""
+        if narrow:
+            twin = type(self)(narrow=True, **self.values())
+            try:
+                return twin.frames(control, values)
+            finally:
+                twin.close()
         return [png for png, _ in self._sweep(control, values)]
 
     def static_player(self, control: str | None = None, values: Sequence | None = None):
@@ -588,11 +596,7 @@ class Experiment:
         values = list(self.sweep_values(control) if values is None else values)
         pairs = self._sweep(control, values)
         settings = plain(self.values())
-        twin = type(self)(narrow=True, **self.values())    # the same frames for a phone
-        try:
-            narrow = [png for png, _ in twin._sweep(control, values)]
-        finally:
-            twin.close()
+        narrow = self.frames(control, values, narrow=True)   # the same frames for a phone
         label = getattr(spec, "label", control)
         readouts = [r for _, r in pairs]
         if isinstance(spec, Choice):

@@ -357,8 +357,8 @@ def test_phone_width(browser, site_url):
                 problems.append(f"{rel}: the page overflows sideways ({got['scroll']} > {got['page']})")
             for p in got["players"]:
                 if not p["hasNarrow"]:
-                    continue
-                if p["layout"] != "narrow" or p["natural"] != 330:
+                    problems.append(f"{rel} {p['id']}: a frame player without phone frames")
+                elif p["layout"] != "narrow" or p["natural"] != 330:
                     problems.append(f"{rel} {p['id']}: not the phone frames: {p}")
                 elif p["shown"] < 0.99 * p["natural"] or p["right"] > got["page"]:
                     problems.append(f"{rel} {p['id']}: phone frame shrunk or cut: {p}")
