@@ -334,10 +334,7 @@ class Experiment:
         self._suspended = False
         self._build(self.figure)
         if narrow:
-            self._drawn_values = self.values()          # lay out what the first scene shows
-            self._scene = self.scene(**self._drawn_values)
-            self._draw(self._scene)
-            self._draw_declared(self._scene)
+            self._move_artists()                        # lay out what the first scene shows
             self._narrow_panels = narrow_layout(self.figure, self.canvas)
 
         w, h = self.canvas.get_width_height()
@@ -533,14 +530,17 @@ class Experiment:
     def update(self, live: bool = True) -> None:
         """Recompute the scene from the controls, redraw moving artists, refresh the readouts
         (``live=False``: render only, leave the widget's image and panel alone)."""
-        self._drawn_values = self.values()
-        self._scene = self.scene(**self._drawn_values)
-        full = self._draw(self._scene)
-        full = self._draw_declared(self._scene) or full
-        self._render(full)
+        self._render(self._move_artists())
         if live:
             self.image.value = self._encode(self.live_compress_level)
             self.readout.value = self.readout_html()
+
+    def _move_artists(self) -> bool:
+        """Scene of the current controls into the artists; True if something static changed."""
+        self._drawn_values = self.values()
+        self._scene = self.scene(**self._drawn_values)
+        full = self._draw(self._scene)
+        return self._draw_declared(self._scene) or full
 
     def readout_html(self, scene: dict | None = None) -> str:
         """The readout panel as HTML (colours inherited, so it suits any theme)."""

@@ -87,13 +87,12 @@ def _enlarge_text(fig: Figure, min_font: float) -> None:
                 ax.tick_params(axis=name, which="both", labelsize=min_font)
 
 
-def _wrap_wide_text(fig: Figure, renderer, Wn: float, pad: float, originals: dict) -> bool:
-    """Break every text that runs past the column's edges at spaces; True if one was changed.
+def _wrap_wide_text(fig: Figure, renderer, Wn: float, pad: float, originals: dict) -> None:
+    """Break every text that runs past the column's edges at spaces.
 
     The room is what the text's alignment leaves it: a centred title over an off-centre
     plot has twice the distance from its centre to the nearer edge.  ``originals`` keeps each
     text as the experiment wrote it, so that a later round re-breaks that, not the pieces."""
-    changed = False
     for text in fig.findobj(Text):
         s = text.get_text()
         if not text.get_visible() or " " not in s:
@@ -117,8 +116,6 @@ def _wrap_wide_text(fig: Figure, renderer, Wn: float, pad: float, originals: dic
                             for line in original.split("\n"))
         if wrapped != s:
             text.set_text(wrapped)
-            changed = True
-    return changed
 
 
 def _legends_below_top_views(fig: Figure, renderer) -> None:
@@ -132,13 +129,12 @@ def _legends_below_top_views(fig: Figure, renderer) -> None:
         legend.set_visible(True)
         y = (below.y0 - 4 - ax.bbox.y0) / ax.bbox.height
         legend.set_bbox_to_anchor((0.5, y), transform=ax.transAxes)
-        legend._loc = 9                                   # "upper center" of that anchor
+        legend.set_loc("upper center")                    # of that anchor
         legend.set_ncols(2)
 
 
-def _turn_colliding_ticks(fig: Figure, renderer) -> bool:
-    """Turn the x tick labels of 2-D axes whose labels overlap by 30 degrees; True if any."""
-    changed = False
+def _turn_colliding_ticks(fig: Figure, renderer) -> None:
+    """Turn the x tick labels of 2-D axes whose labels overlap by 30 degrees."""
     for ax in fig.axes:
         if hasattr(ax, "zaxis"):
             continue
@@ -150,16 +146,13 @@ def _turn_colliding_ticks(fig: Figure, renderer) -> bool:
                 t.set_horizontalalignment("right")
                 t.set_rotation_mode("anchor")
             ax.tick_params(axis="x", labelrotation=30)
-            changed = True
-    return changed
 
 
-def keep_panels_inside(fig: Figure, renderer, panels: list[list], pad: float = NARROW_PAD) -> bool:
+def keep_panels_inside(fig: Figure, renderer, panels: list[list], pad: float = NARROW_PAD) -> None:
     """Narrow a panel's axes where its labels now run past the figure's side edges (a bar
-    axis rescaled to longer tick labels); True if an axes moved.  Called before each full
-    redraw of a narrow figure, so the figure keeps its size."""
+    axis rescaled to longer tick labels).  Called before each full redraw of a narrow figure,
+    so the figure keeps its size."""
     W = fig.bbox.width
-    moved = False
     for p in panels:
         tight = _union([ax.get_tightbbox(renderer) for ax in p])
         left, right = max(0.0, pad - tight.x0), max(0.0, tight.x1 - (W - pad))
@@ -171,8 +164,6 @@ def keep_panels_inside(fig: Figure, renderer, panels: list[list], pad: float = N
         for ax, b in boxes.items():
             x0 = u.x0 + left / W + (b.x0 - u.x0) * k
             ax.set_position([x0, b.y0, b.width * k, b.height])
-        moved = True
-    return moved
 
 
 def _union(boxes) -> Bbox:
