@@ -38,6 +38,8 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from .prose import significant
+
 import spatialbook as sb
 
 from ._narrow import keep_panels_inside, narrow_layout
@@ -272,7 +274,7 @@ def fmt_number(x: Any, digits: int = 3) -> str:
         return html.escape(x)
     a = np.asarray(x, dtype=float)
     if a.ndim == 0:
-        v = float(a)
+        v = significant(float(a))     # last-bit noise must not flip a rounding (prose.py)
         if not math.isfinite(v):
             return "—"
         if abs(v) < 0.5 * 10.0 ** -digits:

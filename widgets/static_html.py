@@ -29,6 +29,7 @@ import math
 from typing import Sequence
 
 from IPython.display import HTML
+from .prose import significant
 
 __all__ = ["frame_player", "answer_box"]
 
@@ -170,7 +171,8 @@ def frame_player(frames: list[bytes], values: list[float], label: str,
                          f"frames has {len(frames)}")
     if settings is not None and not isinstance(settings, dict):
         raise ValueError(f"frame_player: settings must be a dict of control values, got {settings!r}")
-    settings_json = json.dumps(settings, sort_keys=True) if settings is not None else ""
+    settings_json = (json.dumps(significant(settings), sort_keys=True)
+                     if settings is not None else "")
     uid = _stable_id("sb-fp", label, alt, values, readouts, control, settings_json,
                      *frames, *narrow_frames)
     start = (len(frames) - 1) // 2
@@ -363,6 +365,12 @@ def answer_box(question: str, expected: float | Sequence[float], tolerance: floa
                              f"got {type(expected).__name__}") from None
         if not math.isfinite(expected):
             raise ValueError(f"answer_box: expected must be finite, got {expected!r}")
+    # stored numbers carry only the digits that mean something (widgets/prose.py)
+    tolerance = significant(tolerance)
+    if vector is None:
+        expected = significant(expected)
+    else:
+        vector = significant(vector)
     esc = _html.escape
     if vector is None:
         uid = _stable_id("sb-ab", question, expected, tolerance, unit)

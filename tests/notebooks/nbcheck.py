@@ -9,6 +9,13 @@ The numbers in the prose are MyST inline expressions ``{eval}`N("key", ".2f")```
 tools/sb_eval.py).  ``expression_problems`` checks that every role has its stored result, for the
 same expression, and that the result is fresh: it must equal ``format(value, fmt)`` of the value
 the code cells glued under that key, as stored in their outputs (which nbval re-computes).
+
+nbval compares the stored text on every reader's machine, whose BLAS kernel and SIMD code round
+the last bits of a double differently, so ``precision_problems`` checks that no stored number
+carries more digits than mean something (see widgets/prose.py): at most ``DIGITS`` (10)
+significant digits anywhere, at most the digits a glue record declares in its metadata, and no
+round-off dust (a magnitude below 1e-12 with more than one significant digit: a bound such as
+``1e-12`` is fine, ``4.577566798522237e-16`` is not).
 """
 
 from __future__ import annotations
@@ -140,8 +147,76 @@ def expression_problems(nb) -> list[str]:
     return problems
 
 
+DIGITS = 10          # widgets.prose.DIGITS (not imported: this checker must not need the book's code)
+TINY = 1e-12         # widgets.prose.TINY
+NUMBER = re.compile(r"(?<![\w.#&])[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?(?![\w.])")
+DATA_URI = re.compile(r"base64,[A-Za-z0-9+/=\\n]+")
+
+
+def significant_digits(text: str) -> int:
+    """Significant digits of a decimal numeral: '0.0125' -> 3, '1.50' -> 3, '2.4e-07' -> 2."""
+    mantissa = re.split("[eE]", text.lstrip("+-"))[0]
+    digits = mantissa.replace(".", "").lstrip("0")
+    if "." not in mantissa:
+        digits = digits.rstrip("0")          # 1200 is two digits (an integer's zeros)
+    return len(digits)
+
+
+def number_problems(text: str, limit: int = DIGITS) -> list[str]:
+    """The numerals of ``text`` that carry more than ``limit`` digits, or round-off dust."""
+    found = []
+    for match in NUMBER.finditer(DATA_URI.sub("", text)):
+        numeral = match.group()
+        n = significant_digits(numeral)
+        if n > limit:
+            found.append(f"{numeral} has {n} significant digits (at most {limit})")
+            continue
+        try:
+            value = float(numeral)
+        except ValueError:
+            continue
+        if value != 0.0 and abs(value) < TINY and n > 1:
+            found.append(f"{numeral} is round-off dust (store 0 or a bound such as 1e-12)")
+    return found
+
+
+def _texts(out) -> list[tuple[str, str]]:
+    """(mime type, text) of every text an output stores (images left out)."""
+    if out.get("output_type") == "stream":
+        return [("stream", "".join(out.get("text", "")))]
+    texts = []
+    for mime, data in out.get("data", {}).items():
+        if mime.startswith("image/") or "widget-view" in mime:
+            continue
+        texts.append((mime, "".join(data) if isinstance(data, list) else str(data)))
+    return texts
+
+
+def precision_problems(nb) -> list[str]:
+    """Stored numbers with more digits than they declare (see the module's notes)."""
+    problems = []
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        for out in cell.get("outputs", []):
+            declared = out.get("metadata", {}).get("spatialbook", {}).get("digits", DIGITS)
+            record = out.get("metadata", {}).get("scrapbook", {}).get("name")
+            where = f"cell {i}" + (f", glue record {record!r}" if record else "")
+            for mime, text in _texts(out):
+                for problem in number_problems(text, min(int(declared), DIGITS)):
+                    problems.append(f"{where} ({mime}): {problem}")
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type != "markdown":
+            continue
+        for entry in cell.metadata.get("user_expressions", []):
+            text = "".join(entry.get("result", {}).get("data", {}).get("text/plain", ""))
+            for problem in number_problems(text):
+                problems.append(f"markdown cell {i}, {{eval}}`{entry.get('expression')}`: {problem}")
+    return problems
+
+
 def check_file(path: Path) -> list[str]:
     if not path.is_file():
         return [f"{path.relative_to(ROOT)} does not exist"]
     nb = nbformat.read(path, as_version=4)
-    return output_problems(nb) + expression_problems(nb)
+    return output_problems(nb) + expression_problems(nb) + precision_problems(nb)
