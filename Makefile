@@ -9,7 +9,7 @@ PY     := $(VENV)/bin/python
 export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
 
-.PHONY: book serve test lab check bench outputs venv lock browser clean
+.PHONY: book serve test test-fast lab check bench outputs venv lock browser clean
 
 ## Create or refresh .venv for $(PYTHON) (quick when it is up to date).
 venv:
@@ -41,6 +41,10 @@ serve:
 ## Set up and run every test: library, widgets, notebooks (nbval), book build, browsers.
 test: venv
 	$(PY) tools/run_tests.py
+
+## The quick loop for authors: library and widget tests and the self-check (about 2 min).
+test-fast: venv
+	$(PY) tools/run_tests.py --fast
 
 ## Open the chapters in JupyterLab with live widgets (ipywidgets 8, no extension build).
 lab: venv
