@@ -47,8 +47,15 @@ test-fast: venv
 	$(PY) tools/run_tests.py --fast
 
 ## Open the chapters in JupyterLab with live widgets (ipywidgets 8, no extension build).
+## The chapters are trusted first (their answer boxes and frame players are HTML with scripts,
+## which JupyterLab runs only in a trusted notebook), and every kernel loads IPython's autoreload
+## (a profile in .venv/ipython), so an edited widgets/ or spatialbook/ module shows on re-run.
 lab: venv
-	$(VENV)/bin/jupyter lab book/chapters $(if $(filter 0,$(shell id -u)),--allow-root)
+	$(VENV)/bin/jupyter trust book/chapters/*.ipynb >/dev/null
+	@mkdir -p $(VENV)/ipython/profile_default
+	@printf '%s\n' "c.InteractiveShellApp.extensions = ['autoreload']" \
+	  "c.InteractiveShellApp.exec_lines = ['%autoreload 2']" > $(VENV)/ipython/profile_default/ipython_kernel_config.py
+	IPYTHONDIR=$(CURDIR)/$(VENV)/ipython $(VENV)/bin/jupyter lab book/chapters $(if $(filter 0,$(shell id -u)),--allow-root)
 
 ## The library's self-check: a table of every invariant it verifies.
 check: venv

@@ -40,13 +40,16 @@ record carries its declared digits in its output metadata (``spatialbook.digits`
 
 from __future__ import annotations
 
+import ast
+import json
 import math
+import os
 from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 
-__all__ = ["glue", "N", "Shown", "VALUES", "significant", "DIGITS", "TINY"]
+__all__ = ["glue", "N", "Shown", "VALUES", "significant", "stored_values", "DIGITS", "TINY"]
 
 #: Significant digits kept in a stored number unless the author declares fewer.
 DIGITS = 10
@@ -163,12 +166,65 @@ def glue(name: str, variable: Any, display: bool = True, digits: int = DIGITS) -
     ipy_display({prefix + k: v for k, v in mimebundle.items()}, raw=True, metadata=metadata)
 
 
-def N(name: str, fmt: str = "") -> Shown:  # noqa: N802 (short on purpose: it sits in prose)
-    """The recorded value of ``name`` as prose text, formatted with ``fmt``."""
-    if name not in VALUES:
-        raise ValueError(f"N: nothing was glued under {name!r} (yet); "
-                         f"known keys: {sorted(VALUES)[:8]}{' ...' if len(VALUES) > 8 else ''}")
-    value = VALUES[name]
+#: Shown after a number that the open notebook's saved outputs hold but this kernel has not
+#: computed yet (JupyterLab, running a chapter cell by cell from the top).
+STORED_MARK = " (stored)"
+
+_STORED_CACHE: dict[str, tuple[float, dict[str, Any]]] = {}
+
+
+def stored_values(path: str | os.PathLike | None = None) -> dict[str, Any]:
+    """key -> value glued in the SAVED outputs of a notebook (default: the kernel's own).
+
+    JupyterLab starts a notebook's kernel with ``JPY_SESSION_NAME`` set to the notebook's path;
+    a kernel without it (nbval, ``tools/execute_notebooks.py``, a script) has no stored values.
+    Read once per change of the file; values are parsed from the stored text (``repr``).
+    """
+    path = os.fspath(path) if path is not None else os.environ.get("JPY_SESSION_NAME", "")
+    if not path.endswith(".ipynb") or not os.path.isfile(path):
+        return {}
+    mtime = os.path.getmtime(path)
+    cached = _STORED_CACHE.get(path)
+    if cached and cached[0] == mtime:
+        return cached[1]
+    values: dict[str, Any] = {}
+    try:
+        with open(path, encoding="utf-8") as f:
+            nb = json.load(f)
+    except (OSError, ValueError):
+        return {}
+    for cell in nb.get("cells", []):
+        for out in cell.get("outputs", []) if cell.get("cell_type") == "code" else []:
+            record = out.get("metadata", {}).get("scrapbook")
+            if not record:
+                continue
+            text = out.get("data", {}).get(record.get("mime_prefix", "") + "text/plain")
+            text = "".join(text) if isinstance(text, list) else text
+            try:
+                values[record["name"]] = ast.literal_eval(text)
+            except (ValueError, SyntaxError, TypeError, KeyError):
+                continue
+    _STORED_CACHE[path] = (mtime, values)
+    return values
+
+
+def _text(value: Any, fmt: str) -> str:
     if fmt:
-        return Shown(format(value, fmt))
-    return Shown(value if isinstance(value, str) else repr(value))
+        return format(value, fmt)
+    return value if isinstance(value, str) else repr(value)
+
+
+def N(name: str, fmt: str = "") -> Shown:  # noqa: N802 (short on purpose: it sits in prose)
+    """The recorded value of ``name`` as prose text, formatted with ``fmt``.
+
+    A key this kernel has not glued yet (a cell below has not run) shows the value the open
+    notebook's saved outputs hold, followed by `` (stored)`` (see ``stored_values``); a key
+    found nowhere (misspelled, or glued by no cell) raises ``ValueError``.
+    """
+    if name in VALUES:
+        return Shown(_text(VALUES[name], fmt))
+    stored = stored_values()
+    if name in stored:
+        return Shown(_text(stored[name], fmt) + STORED_MARK)
+    raise ValueError(f"N: nothing was glued under {name!r} (yet); "
+                     f"known keys: {sorted(VALUES)[:8]}{' ...' if len(VALUES) > 8 else ''}")
