@@ -28,6 +28,14 @@ class Axis(_AxisFields):
         (...) h in m/rad (screw) or m (wrench: torque per unit force along the axis);
         ``inf`` for a pure translation (omega = 0) or a pure couple (f = 0).
 
+    A pure translation is the limit of two different screws: a zero-pitch rotation about an
+    axis that recedes to infinity (omega -> 0 perpendicular to v), or an infinite-pitch screw
+    whose axis has the direction of v (omega -> 0 along v).  An ``Axis`` with pitch ``inf``
+    stands for the second: ``direction`` is v / |v| (tau / |tau| for a couple) and ``point``
+    is the zero offset, a convention that picks the line through the reference point, since
+    at omega = 0 (f = 0) every line parallel to ``direction`` serves equally; the axis has no
+    definite position.
+
     :func:`screw_axis` and :func:`central_axis` return one; built by hand, its arguments are
     checked like any other input.
 
