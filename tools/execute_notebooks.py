@@ -16,6 +16,12 @@ that cell's ``metadata.user_expressions``, in the format ``jupyterlab-myst`` wri
 (``[{"expression": ..., "result": {"status": "ok", "data": {"text/plain": ...}, ...}}]``).
 The book renders these stored results (tools/sb_eval.py).  An expression that fails stops the
 run like a failing cell.
+
+Every cell tagged ``remove-input`` (hidden in the book: set-up code, frame players, and the cells
+that compute an exercise's answer or hold its answer box) also gets
+``metadata.jupyter.source_hidden = True``, so JupyterLab shows it collapsed too and an exercise's
+answer is not printed in code right under the question.  Its outputs stay visible (an answer
+box, a folded solution, a figure are meant to be seen).
 """
 
 from __future__ import annotations
@@ -113,6 +119,17 @@ def merge_streams(cell) -> None:
     cell["outputs"] = merged
 
 
+def hide_removed_inputs(nb) -> int:
+    """Set ``metadata.jupyter.source_hidden`` on every cell tagged ``remove-input``; return how
+    many cells carry it.  (jupyterlab collapses such a cell's source; the book drops it.)"""
+    count = 0
+    for cell in nb.cells:
+        if "remove-input" in cell.metadata.get("tags", []):
+            cell.metadata.setdefault("jupyter", {})["source_hidden"] = True
+            count += 1
+    return count
+
+
 def execute(path: Path, timeout: int = 300) -> float:
     """Execute one notebook in place; return the wall time in seconds."""
     path = path.resolve()
@@ -132,6 +149,7 @@ def execute(path: Path, timeout: int = 300) -> float:
     t0 = time.perf_counter()
     client.execute()
     nb.metadata.pop("widgets", None)
+    hide_removed_inputs(nb)
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
         if cell.cell_type == "code":
