@@ -70,16 +70,40 @@ class NetworkGuard:
 
 
 class ConsoleLog:
+    """A page's console errors, page errors and failed local requests.
+
+    A request that the test itself cut off by navigating (``page.goto``/``page.reload``: a
+    MathJax font still loading when the test moves to the next page, say) fails with
+    ``net::ERR_ABORTED``; that is the test's doing, not the page's, so it is not recorded.  Each
+    navigation the test starts opens a new generation *before* it starts, every request is
+    stamped with the generation it began in, and an ``ERR_ABORTED`` of an older generation is
+    left out.  Every other failure, an abort within one page's life included, is an error.
+    """
+
     def __init__(self, page):
         self.errors: list[str] = []
+        self.generation = 0
+        self._born: dict = {}
         page.on("console", self._console)
         page.on("pageerror", lambda exc: self.errors.append(f"pageerror: {exc}"))
+        page.on("request", lambda request: self._born.setdefault(request, self.generation))
         page.on("requestfailed", self._failed)
+        for name in ("goto", "reload"):
+            setattr(page, name, self._navigating(getattr(page, name)))
+
+    def _navigating(self, navigate):
+        def wrapper(*args, **kwargs):
+            self.generation += 1
+            return navigate(*args, **kwargs)
+        return wrapper
 
     def _console(self, msg):
         if msg.type == "error":
             self.errors.append(f"console.error: {msg.text} ({msg.location.get('url', '')})")
 
     def _failed(self, request):
+        born = self._born.pop(request, self.generation)
+        if "ERR_ABORTED" in (request.failure or "") and born < self.generation:
+            return                       # cut off by the test's own navigation
         if is_local(request.url):
             self.errors.append(f"request failed: {request.url} {request.failure}")

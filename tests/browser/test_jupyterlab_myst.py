@@ -191,7 +191,30 @@ def _wait_rendered(page, timeout=60_000):
                 c.innerText.slice(0, 80)]).filter((x, i) => !document.querySelectorAll(
                 '.jp-Notebook .jp-MarkdownCell')[i].querySelector(
                 '.jp-MarkdownOutput, .jp-RenderedMarkdown, .myst'))"""))
-    page.wait_for_timeout(300)
+
+
+def _settled_problems(page, roles, when, timeout=60.0):
+    """The problems of the rendered cells once they stop changing for the better: the MyST
+    renderer fills in inline expressions asynchronously, so poll until none is left (or the
+    cells still show problems at the deadline, which are then reported)."""
+    deadline = time.perf_counter() + timeout
+    while True:
+        cells = page.evaluate(CELLS_JS)
+        problems = _problems(cells, roles, when)
+        if not problems or time.perf_counter() > deadline:
+            return cells, problems
+        page.wait_for_function("() => new Promise((ok) => requestAnimationFrame(() => ok(true)))")
+
+
+BUSY_WATCH_JS = """() => {
+    window.__sbBusySeen = false;
+    const watch = () => {
+        if (Array.from(document.querySelectorAll('.jp-InputPrompt')).some(p => p.textContent.includes('*')))
+            window.__sbBusySeen = true;
+        else requestAnimationFrame(watch);
+    };
+    watch();
+}"""
 
 
 def _problems(cells, roles, when):
@@ -230,19 +253,20 @@ def test_chapter_reads_in_jupyterlab(lab, page, notebook):
     page.wait_for_selector(".jp-Notebook .jp-MarkdownCell", timeout=90_000)
     _wait_idle(page)
     _wait_rendered(page)
-    problems = _problems(page.evaluate(CELLS_JS), roles, "as opened")
+    _, problems = _settled_problems(page, roles, "as opened")
 
     page.locator(".jp-Notebook .jp-Cell").first.click()   # focus the notebook
+    page.evaluate(BUSY_WATCH_JS)                          # Run All has started once a cell is [*]
     page.locator(".lm-MenuBar-item", has_text="Run").first.click()
     page.locator("li.lm-Menu-item[data-command='runmenu:run-all']").click()
-    page.wait_for_timeout(1000)
+    page.wait_for_function("() => window.__sbBusySeen === true", timeout=60_000)
     _wait_idle(page)
-    page.wait_for_timeout(1000)  # the last markdown cells' expressions come back after the code
     _wait_rendered(page)
-    cells = page.evaluate(CELLS_JS)
+    # the last markdown cells' expressions come back after the code: settle on them
+    cells, after = _settled_problems(page, roles, "after Run All")
     if os.environ.get("SB_LAB_DEBUG"):
         print(json.dumps(cells, indent=1, ensure_ascii=False))
-    problems += _problems(cells, roles, "after Run All")
+    problems += after
     first = page.locator(".jp-Notebook .jp-MarkdownCell").nth(1)
     first.scroll_into_view_if_needed()
     page.screenshot(path=str(SHOTS / f"sb_lab_myst_{notebook.stem[:4]}.png"))
