@@ -31,7 +31,7 @@ class Axis(_AxisFields):
     A pure translation is the limit of two different screws: a zero-pitch rotation about an
     axis that recedes to infinity (omega -> 0 perpendicular to v), or an infinite-pitch screw
     whose axis has the direction of v (omega -> 0 along v).  An ``Axis`` with pitch ``inf``
-    stands for the second: ``direction`` is v / |v| (tau / |tau| for a couple) and ``point``
+    stands for the second: ``direction`` is ``v / |v|`` (``tau / |tau|`` for a couple) and ``point``
     is the zero offset, a convention that picks the line through the reference point, since
     at omega = 0 (f = 0) every line parallel to ``direction`` serves equally; the axis has no
     definite position.
@@ -55,7 +55,7 @@ class Axis(_AxisFields):
         if h.size == 0:
             raise ValueError("pitch: expected a real number or a non-empty array of numbers, got an empty array")
         if np.any(np.isnan(h) | (h == -np.inf)):
-            raise ValueError(f"pitch: expected a finite number, or +inf for an axis at infinity, got {_show(h)}")
+            raise ValueError(f"pitch: expected a finite number, or +inf for a pure translation or couple, got {_show(h)}")
         batch_shape(("point", r, 1), ("direction", n, 1), ("pitch", h, 0))
         return super().__new__(cls, r, n, h)
 
@@ -140,7 +140,8 @@ def screw_axis(velocity) -> Axis:
     For omega != 0: point ``r = omega x v_P / |omega|^2`` (offset from P, perpendicular to
     omega), direction ``omega / |omega|``, pitch ``h = omega . v_P / |omega|^2`` in m/rad; every
     point on the axis moves with velocity h omega.  omega = 0 (pure translation): pitch ``inf``,
-    direction ``v / |v|``, point 0.  The all-zero twist raises ``ValueError``.
+    direction ``v / |v|``, point 0 by convention (the axis has no definite position; see
+    :class:`Axis`).  The all-zero twist raises ``ValueError``.
 
     >>> import spatialbook as sb
     >>> ax = sb.screw_axis([0, 0, 2, 0, 0.8, 0])      # door twist at its COM
@@ -156,7 +157,7 @@ def central_axis(force) -> Axis:
 
     For f != 0: point ``d = f x tau_P / |f|^2`` (offset from P, perpendicular to f), direction
     ``f / |f|``, pitch ``f . tau_P / |f|^2`` (m): at the axis the torque is parallel to f.
-    f = 0 (a pure couple): pitch ``inf``, direction ``tau / |tau|``.  The all-zero wrench raises
+    f = 0 (a pure couple): pitch ``inf``, direction ``tau / |tau|``, point 0 by convention.  The all-zero wrench raises
     ``ValueError``.
 
     >>> import spatialbook as sb

@@ -124,7 +124,7 @@ VALID_CALLS: dict[str, dict] = {
 # (A parameter whose default is None accepts None: that follows from the signature and is
 # checked to work, not listed here.)
 EXEMPT: dict[tuple[str, str, str], str] = {
-    ("Axis", "pitch", "inf"): "pitch = +inf is how an axis at infinity is written (pure translation, pure couple)",
+    ("Axis", "pitch", "inf"): "pitch = +inf is how a pure translation or a pure couple is written (an infinite-pitch screw)",
 }
 
 

@@ -193,7 +193,7 @@ def test_bad_input_raises_value_error_naming_the_argument(call, argument):
 
 
 def test_accepted_edge_values():
-    # an axis at infinity, the default door, an empty batch of vectors, an empty batch of transforms
+    # an infinite pitch (pure translation), the default door, an empty batch of vectors, an empty batch of transforms
     assert sb.Axis([0, 0, 0], [1, 0, 0], np.inf).pitch == np.inf
     np.testing.assert_array_equal(sb.door_particles(2, 3, None)[1], sb.door_particles(2, 3, sb.DOOR)[1])
     assert sb.shift_twist(np.zeros((0, 6)), [1, 0, 0]).shape == (0, 6)
