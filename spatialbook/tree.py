@@ -158,7 +158,7 @@ class Tree(_TreeFields):
         inertias = _check_inertias(inertias, n)
         for i, kind in enumerate(kinds):
             if kind == "free" and parents[i] != -1:
-                raise ValueError(f"kinds: a free joint must attach its body to the base (parents[i] = -1), "
+                raise ValueError(f"kinds: expected a free joint to attach its body to the base (parents[i] = -1), "
                                  f"but kinds[{i}] is free and parents[{i}] = {int(parents[i])}")
         joint_names = _check_names(joint_names, n)
         offsets = _check_offsets(offsets, n, kinds)
@@ -366,7 +366,7 @@ def _check_axes(axes, n: int, kinds: tuple = None) -> np.ndarray:
             continue
         if ang == 0 and lin == 0:
             raise ValueError(
-                f"axes: axes[{i}] is zero: a fixed joint has no axis; merge body {i} into its parent "
+                f"axes: expected a joint axis, but axes[{i}] is zero: a fixed joint has no axis; merge body {i} into its parent "
                 f"(add its inertia there, as Tree.from_urdf and Tree.from_mujoco do), or mark a free joint with kinds")
         unit = abs(max(ang, lin) - 1.0) <= unit_tol
         if min(ang, lin) > _UNIT_TOL or not unit:
@@ -375,8 +375,8 @@ def _check_axes(axes, n: int, kinds: tuple = None) -> np.ndarray:
                 f"got {S[i].tolist()}" + ("; normalise it: n / |n|" if min(ang, lin) <= _UNIT_TOL else ""))
         prismatic = lin > ang
         if (kinds[i] == "prismatic") != prismatic:
-            raise ValueError(f"axes: axes[{i}] = {S[i].tolist()} is {'prismatic [0; n]' if prismatic else 'revolute [n; 0]'} "
-                             f"but kinds[{i}] = {kinds[i]!r}")
+            raise ValueError(f"axes: expected an axis that fits kinds[{i}] = {kinds[i]!r}, got axes[{i}] = {S[i].tolist()}, "
+                             f"which is {'prismatic [0; n]' if prismatic else 'revolute [n; 0]'}")
         S[i] /= max(ang, lin)                                # exact unit length (float32 input)
     return S
 
@@ -396,7 +396,7 @@ def _check_inertias(inertias, n: int) -> np.ndarray:
             if np.allclose(I[i], swapped):
                 raise
             raise ValueError(
-                f"inertias: inertias[{i}] is a spatial inertia in LINEAR-FIRST order ([[m E, -m C], [m C, I]], "
+                f"inertias: expected angular-first inertias, but inertias[{i}] is a spatial inertia in LINEAR-FIRST order ([[m E, -m C], [m C, I]], "
                 f"Pinocchio's / Modern Robotics' order): this library orders 6-vectors angular first; convert it "
                 f"with sb.matrix_to_linear_first(M) (the swap is its own inverse) or build it with "
                 f"sb.spatial_inertia(mass, com, inertia_com)") from None

@@ -268,3 +268,152 @@ def test_pinocchio_state_round_trip():
     np.testing.assert_allclose(np.cos(q2) if False else q2[:7], q[:7], rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(np.sin(q2 - q), 0.0, atol=1e-12)       # continuous joints come back modulo 2 pi
     np.testing.assert_allclose(qd2, qd, rtol=1e-12, atol=1e-12)
+
+
+# --- floating trees: identities over batches ---------------------------------------------------
+
+
+def test_floating_batches_equal_single_calls_and_forward_undoes_inverse():
+    rng = np.random.default_rng(21)
+    tree = sb.Tree.from_urdf(random_urdf(rng, 7), floating_base=True)
+    N = 50
+    q = rng.normal(size=(N, tree.nq))
+    q[:, 3:7] = rng.normal(size=(N, 4))
+    q[:, 3:7] /= np.linalg.norm(q[:, 3:7], axis=1, keepdims=True)
+    qd, qdd = rng.normal(size=(2, N, tree.nv))
+    tau, H = sb.inverse_dynamics(tree, q, qd, qdd), sb.mass_matrix(tree, q)
+    assert tau.shape == (N, tree.nv) and H.shape == (N, tree.nv, tree.nv)
+    for k in (0, 17, N - 1):
+        np.testing.assert_allclose(tau[k], sb.inverse_dynamics(tree, q[k], qd[k], qdd[k]), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(H[k], sb.mass_matrix(tree, q[k]), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(H, np.swapaxes(H, 1, 2), atol=1e-12)
+    assert np.all(np.linalg.eigvalsh(H) > 0)
+    np.testing.assert_allclose(sb.forward_dynamics(tree, q, qd, tau), qdd, rtol=1e-9, atol=1e-9)
+
+
+def test_a_free_body_falls_freely_and_its_position_does_not_matter():
+    """A free body with no joint forces accelerates at g whatever its pose: in body axes
+    qdd = [0; R^T g] - omega x v (for omega = 0: just R^T g); shifting it changes nothing."""
+    rng = np.random.default_rng(2)
+    I = sb.spatial_inertia(2.0, [0.1, -0.2, 0.3], sb.DOOR["inertia_com"])
+    tree = sb.Tree([-1], [np.eye(6)], [np.zeros(6)], [I], kinds=["free"])
+    quat = _unit(rng, 4)
+    R = sb.rotation_from_quaternion(quat)
+    g = np.array([0.0, 0.0, -9.81])
+    for p in ([0, 0, 0], [5.0, -3.0, 2.0]):
+        qdd = sb.forward_dynamics(tree, np.r_[p, quat], np.zeros(6), np.zeros(6), g)
+        np.testing.assert_allclose(qdd, np.r_[0, 0, 0, R.T @ g], atol=1e-12)
+
+
+# --- errors that teach -------------------------------------------------------------------------
+
+_I = sb.spatial_inertia(2.0, [0.4, 0.0, 0.1], sb.DOOR["inertia_com"])
+_X = sb.motion_transform(sb.rotation_z(0.4) @ sb.rotation_x(0.3), [0.8, 0.1, -0.2])
+_Z = [0, 0, 1.0, 0, 0, 0]
+
+
+def test_linear_first_transform_is_recognised_and_the_converter_named():
+    with pytest.raises(ValueError, match=r"^placements: .*LINEAR-FIRST.*sb\.matrix_to_linear_first"):
+        sb.Tree([-1, 0], [np.eye(6), sb.matrix_to_linear_first(_X)], [_Z, _Z], [_I, _I])
+
+
+def test_linear_first_inertia_is_recognised_and_the_converter_named():
+    with pytest.raises(ValueError, match=r"^inertias: expected angular-first inertias, but inertias\[1\] is a spatial inertia in LINEAR-FIRST order.*matrix_to_linear_first"):
+        sb.Tree([-1, 0], [np.eye(6), _X], [_Z, _Z], [_I, sb.matrix_to_linear_first(_I)])
+
+
+def test_float32_input_is_accepted_and_agrees_to_its_precision():
+    rng = np.random.default_rng(5)
+    tree = sb.Tree.from_urdf(random_urdf(rng, 6))
+    t32 = sb.Tree(tree.parents, tree.placements.astype(np.float32), tree.axes.astype(np.float32),
+                  tree.inertias.astype(np.float32), kinds=tree.kinds)
+    assert t32.placements.dtype == np.float64
+    q, qd, qdd = (rng.normal(size=tree.nv) for _ in range(3))
+    close(sb.inverse_dynamics(t32, q.astype(np.float32), qd, qdd), sb.inverse_dynamics(tree, q, qd, qdd), rtol=1e-5)
+
+
+def test_axis_off_unit_by_1e7_is_refused_by_tree_with_advice_and_normalised_by_loaders():
+    axis = np.array([0, 0, 1 + 1e-7, 0, 0, 0])
+    with pytest.raises(ValueError, match=r"^axes: .*normalise it"):
+        sb.Tree([-1], [np.eye(6)], [axis], [_I])
+    urdf = URDF_ONE.format(kind="revolute", axis="0 0 1.0000001", extra="")
+    np.testing.assert_allclose(sb.Tree.from_urdf(urdf).axes[0], [0, 0, 1, 0, 0, 0], atol=1e-15)
+
+
+def test_zero_axis_explains_fixed_joints():
+    with pytest.raises(ValueError, match=r"^axes: .*fixed joint.*merge"):
+        sb.Tree([-1], [np.eye(6)], [np.zeros(6)], [_I])
+
+
+URDF_ONE = """<robot name="one">
+  <link name="base"/>
+  <link name="arm"><inertial><origin xyz="0.5 0 0"/><mass value="2"/>
+    <inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial>
+    <visual><geometry><box size="1 1 1"/></geometry><material name="red"/></visual>
+    <collision><geometry><box size="1 1 1"/></geometry></collision></link>
+  <joint name="shoulder" type="{kind}"><parent link="base"/><child link="arm"/><axis xyz="{axis}"/>{extra}</joint>
+  <gazebo reference="arm"/>
+  <transmission name="t"><joint name="shoulder"/></transmission>
+</robot>"""
+
+_MJCF_BALL = """<mujoco><worldbody><body><joint name="wrist" type="ball"/>
+  <geom type="sphere" size="0.1"/></body></worldbody></mujoco>"""
+
+BAD_LOADS = [
+    (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="revolute", axis="0 0 1", extra='<mimic joint="elbow"/>')), r"^source: joint 'shoulder' is a mimic joint"),
+    (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="planar", axis="0 0 1", extra="")), r"^source: joint 'shoulder' has type 'planar'"),
+    (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="revolute", axis="0 0 1", extra='<dynamics damping="0.5"/>')), r"^source: joint 'shoulder' has <dynamics"),
+    (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="revolute", axis="0 0 1", extra="<spring k='3'/>")), r"^source: joint 'shoulder': unsupported tag <spring>"),
+    (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="revolute", axis="0 0 1.001", extra="")), r"^source: joint 'shoulder': expected a unit joint axis"),
+    (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="fixed", axis="0 0 1", extra="")), r"^source: expected at least one joint"),
+    (lambda: sb.Tree.from_urdf("<mujoco/>"), r"^source: expected a URDF <robot>"),
+    (lambda: sb.Tree.from_urdf("<robot"), r"^source: not well-formed"),
+    (lambda: sb.Tree.from_urdf("/no/such/file.urdf"), r"^source: expected a URDF file path"),
+    (lambda: sb.Tree.from_urdf(42), r"^source: expected a URDF file path"),
+    (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="revolute", axis="0 0 1", extra=""), floating_base="yes"), r"^floating_base: expected"),
+    (lambda: sb.Tree.from_mujoco(mujoco.MjModel.from_xml_string(_MJCF_BALL)), r"^model: joint 'wrist' is a ball joint"),
+    (lambda: sb.Tree.from_mujoco("robot.xml"), r"^model: expected a mujoco.MjModel"),
+]
+
+
+@pytest.mark.parametrize("call, message", BAD_LOADS)
+def test_loaders_refuse_what_they_cannot_model_by_name(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+def test_ignored_tags_are_only_those_that_leave_the_dynamics_alone():
+    tree = sb.Tree.from_urdf(URDF_ONE.format(kind="continuous", axis="0 0 1", extra='<limit effort="1" velocity="1"/>'))
+    np.testing.assert_allclose(sb.mass_matrix(tree, [0.0]), [[0.1 + 2 * 0.25]])
+
+
+_FREE = sb.Tree([-1, 0], [np.eye(6), _X], [np.zeros(6), _Z], [_I, _I], kinds=["free", "revolute"], joint_names=["base", "hinge"])
+_Q = np.r_[0, 0, 0, 1, 0, 0, 0, 0.3]
+
+BAD_STATE_CALLS = [
+    (lambda: _FREE.mujoco_state(_Q[:-1]), "q"),
+    (lambda: _FREE.mujoco_state(np.r_[0, 0, 0, 2, 0, 0, 0, 0.3]), "q"),
+    (lambda: _FREE.mujoco_state(_Q, np.zeros(8)), "qd"),
+    (lambda: _FREE.state_from_mujoco(_Q, "fast"), "qvel"),
+    (lambda: _FREE.state_from_mujoco([None] * 8), "qpos"),
+    (lambda: _FREE.state_from_mujoco(np.r_[0, 0, 0, 0.5, 0, 0, 0, 0.3]), "qpos"),
+    (lambda: _FREE.pinocchio_state(_Q, [np.nan] * 7), "qd"),
+    (lambda: _FREE.state_from_pinocchio(_Q[:-1]), "q"),
+    (lambda: _FREE.state_from_pinocchio(np.r_[0, 0, 0, 0, 0, 0, 3, 0.3]), "q"),
+    (lambda: _FREE.state_from_pinocchio(_Q, [1j] * 7), "v"),
+    (lambda: sb.inverse_dynamics(_FREE, _Q, np.zeros(8), np.zeros(7)), "qd"),
+    (lambda: sb.mass_matrix(_FREE, np.r_[0, 0, 0, 0.9, 0, 0, 0, 0.3]), "q"),
+    (lambda: sb.Tree([-1, 0], [np.eye(6)] * 2, [np.zeros(6), np.zeros(6)], [_I, _I], kinds=["free", "free"]), "kinds"),
+    (lambda: sb.Tree([-1], [np.eye(6)], [_Z], [_I], kinds=["free"]), "axes"),
+    (lambda: sb.Tree([-1], [np.eye(6)], [_Z], [_I], kinds=["prismatic"]), "axes"),
+    (lambda: sb.Tree([-1], [np.eye(6)], [_Z], [_I], kinds=["fixed"]), "kinds"),
+    (lambda: sb.Tree([-1], [np.eye(6)], [_Z], [_I], kinds="revolute"), "kinds"),
+    (lambda: sb.Tree([-1, 0], [np.eye(6)] * 2, [_Z, _Z], [_I, _I], joint_names=["a", "a"]), "joint_names"),
+    (lambda: sb.Tree([-1], [np.eye(6)], [np.zeros(6)], [_I], kinds=["free"], offsets=[1.0]), "offsets"),
+]
+
+
+@pytest.mark.parametrize("call, name", BAD_STATE_CALLS)
+def test_bad_states_and_trees_name_the_argument(call, name):
+    with pytest.raises(ValueError, match=rf"^{name}\b.*expected"):
+        call()
