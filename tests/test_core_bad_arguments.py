@@ -117,7 +117,7 @@ VALID_CALLS: dict[str, dict] = {
                  kinds=["revolute", "revolute"], joint_names=["hinge1", "hinge2"], offsets=[0.0, 0.1]),
     "inverse_dynamics": dict(tree=BIFOLD, q=[0.3, -0.5], qd=[1.0, 2.0], qdd=[0.5, -1.0], gravity=[0.0, 0.0, -9.81]),
     "mass_matrix": dict(tree=BIFOLD, q=[0.3, -0.5]),
-    "forward_dynamics": dict(tree=BIFOLD, q=[0.3, -0.5], qd=[1.0, 2.0], tau=[0.5, -1.0], gravity=[0.0, 0.0, -9.81]),
+    "forward_dynamics": dict(tree=BIFOLD, q=[0.3, -0.5], qd=[1.0, 2.0], tau=[0.5, -1.0], gravity=[0.0, 0.0, -9.81], method="aba"),
 }
 
 # (callable, parameter, bad-value kind) -> why this parameter legitimately accepts that kind.

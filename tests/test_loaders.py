@@ -155,7 +155,8 @@ def test_from_mujoco_agrees_with_mujoco(seed, n, free):
     close(sb.mass_matrix(tree, q), H)
     _, tau_fd, _ = from_mujoco_dynamics(tree, qpos, qvel, qacc_fd, tau_applied, M)
     qdd_fd, _, _ = from_mujoco_dynamics(tree, qpos, qvel, qacc_fd, tau_applied, M)
-    close(sb.forward_dynamics(tree, q, qd, tau_fd, g), qdd_fd)
+    for method in ("crba", "aba"):
+        close(sb.forward_dynamics(tree, q, qd, tau_fd, g, method=method), qdd_fd)
 
 
 @pytest.mark.parametrize("seed, n, free", CASES[:5])
@@ -255,7 +256,8 @@ def test_from_urdf_agrees_with_pinocchio(seed, n, floating_base, floating_joint)
     tau_pin, H_pin, qdd_pin = pinocchio_dynamics(model, tree, q, qd, qdd, tau, g)
     close(sb.inverse_dynamics(tree, q, qd, qdd, g), tau_pin)
     close(sb.mass_matrix(tree, q), H_pin)
-    close(sb.forward_dynamics(tree, q, qd, tau, g), qdd_pin)
+    for method in ("crba", "aba"):
+        close(sb.forward_dynamics(tree, q, qd, tau, g, method=method), qdd_pin)
 
 
 def test_pinocchio_state_round_trip():
@@ -288,7 +290,8 @@ def test_floating_batches_equal_single_calls_and_forward_undoes_inverse():
         np.testing.assert_allclose(H[k], sb.mass_matrix(tree, q[k]), rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(H, np.swapaxes(H, 1, 2), atol=1e-12)
     assert np.all(np.linalg.eigvalsh(H) > 0)
-    np.testing.assert_allclose(sb.forward_dynamics(tree, q, qd, tau), qdd, rtol=1e-9, atol=1e-9)
+    for method in ("crba", "aba"):
+        np.testing.assert_allclose(sb.forward_dynamics(tree, q, qd, tau, method=method), qdd, rtol=1e-9, atol=1e-9)
 
 
 def test_a_free_body_falls_freely_and_its_position_does_not_matter():
@@ -403,6 +406,8 @@ BAD_STATE_CALLS = [
     (lambda: _FREE.state_from_pinocchio(_Q, [1j] * 7), "v"),
     (lambda: sb.inverse_dynamics(_FREE, _Q, np.zeros(8), np.zeros(7)), "qd"),
     (lambda: sb.mass_matrix(_FREE, np.r_[0, 0, 0, 0.9, 0, 0, 0, 0.3]), "q"),
+    (lambda: sb.forward_dynamics(_FREE, _Q, np.zeros(7), np.zeros(7), method="featherstone"), "method"),
+    (lambda: sb.forward_dynamics(sb.Tree([-1], [np.eye(6)], [_Z], [np.zeros((6, 6))]), [0], [0], [1], method="aba"), "tree"),
     (lambda: sb.Tree([-1, 0], [np.eye(6)] * 2, [np.zeros(6), np.zeros(6)], [_I, _I], kinds=["free", "free"]), "kinds"),
     (lambda: sb.Tree([-1], [np.eye(6)], [_Z], [_I], kinds=["free"]), "axes"),
     (lambda: sb.Tree([-1], [np.eye(6)], [_Z], [_I], kinds=["prismatic"]), "axes"),
