@@ -36,7 +36,14 @@ A free body i has V_i = qd_i (its twist in its own coordinates) and A_i = qdd_i 
 
 Units: q_i in rad (revolute) or m (prismatic), tau_i in N m or N, lengths m, masses kg.
 
-Implementation: once per tree, each body's axes are turned so that its joint axis is z (a change
+Implementation: two evaluations of the same equations.  For up to ``_LEVELWISE_STATES`` states
+per call, the bodies at one depth of the tree are handled together (stacked 6x6 transforms,
+``_rnea_levels``, ``_crba_levels``), so a call costs a few dozen numpy calls per level of the
+tree rather than about a hundred per body.  For more states, the per-body recursions below (the
+reference form, closest to the equations) run on blocks of states, each numpy call working on
+thousands of states.  The articulated-body algorithm (``_aba``) is per body.
+
+Once per tree, each body's axes are turned so that its joint axis is z (a change
 of body coordinates, which leaves tau, H and qdd unchanged): then S_i is a unit column and
 X_J(q_i) mixes only the x and y components.  Inside the algorithms a batch of 6-vectors is a
 (6, b) array, component first, so that the constant part X_T,i acts on all of them in one matrix
@@ -553,6 +560,7 @@ class _Aligned(NamedTuple):
     iv: tuple               # per body: its first entry in qd, qdd, tau
     nq: int
     nv: int
+    levels: tuple           # the one-dof bodies by depth: (bodies, parents (n for the base)) arrays
 
 
 def _axis_frame(n: np.ndarray) -> np.ndarray:
@@ -604,11 +612,20 @@ def _aligned_cached(n: int, parents: bytes, placements: bytes, axes: bytes, iner
             subtree[p] += subtree[i]
     iq = np.concatenate(([0], np.cumsum([7 if f else 1 for f in free])))
     iv = np.concatenate(([0], np.cumsum([6 if f else 1 for f in free])))
+    depth = [0] * n                          # bodies on the base at depth 0
+    for i in range(n):
+        depth[i] = 0 if parents_[i] < 0 else depth[parents_[i]] + 1
+    levels = []
+    for d in range(max(depth) + 1):
+        bodies = np.array([i for i in range(n) if depth[i] == d and not free[i]], dtype=int)
+        if bodies.size:
+            levels.append((bodies, np.array([parents_[i] if parents_[i] >= 0 else n for i in bodies], dtype=int)))
     return _Aligned(tuple(int(p) for p in parents_), prismatic, tuple(5 if pr else 2 for pr in prismatic),
                     T, np.ascontiguousarray(np.swapaxes(T, 1, 2)), I_al,
                     np.stack([_inertia_params(M) for M in I_al])[:, :, None], congruence,
                     tuple(tuple(s) for s in subtree), tuple(slot), tuple(free),
-                    tuple(int(k) for k in iq[:-1]), tuple(int(k) for k in iv[:-1]), int(iq[-1]), int(iv[-1]))
+                    tuple(int(k) for k in iq[:-1]), tuple(int(k) for k in iv[:-1]), int(iq[-1]), int(iv[-1]),
+                    tuple(levels))
 
 
 def _aligned(tree: Tree) -> _Aligned:
@@ -977,6 +994,191 @@ def _aba(tree: _Aligned, q, qd, tau, g, arena: _Arena) -> np.ndarray:
     return qdd
 
 
+# --- the same algorithms a depth level at a time, for a few states ---------------------------
+#
+# For one state (or a handful) the kernels above cost about a hundred small numpy calls per
+# body, whatever the batch.  Here the bodies at one depth of the tree are handled together:
+# their transforms are stacked (k, B, 6, 6) matrices, built for all bodies at once, so a call
+# costs a few dozen numpy calls per LEVEL.  Same equations, same aligned coordinates.
+
+#: Up to this many states, inverse_dynamics and mass_matrix go a level at a time (measured).
+_LEVELWISE_STATES = 8
+
+
+def _dense_transforms(tree: _Aligned, q: np.ndarray) -> np.ndarray:
+    """X (n, B, 6, 6): X_i = X_J(q_i) X_T,i for the one-dof bodies (identity for free ones),
+    from q (B, nq)."""
+    n, B = len(tree.parents), q.shape[0]
+    one = [i for i in range(n) if not tree.free[i]]
+    qi = q[:, [tree.iq[i] for i in one]].T                # (m, B)
+    J = np.zeros((len(one), B, 6, 6))
+    idx = np.arange(6)
+    J[:, :, idx, idx] = 1.0
+    prism = np.array([tree.prismatic[i] for i in one], dtype=bool)
+    c, s = np.cos(qi), np.sin(qi)
+    rev = ~prism
+    for r0 in (0, 3):                                     # diag(Rz^T, Rz^T)
+        J[rev, :, r0, r0] = c[rev]
+        J[rev, :, r0 + 1, r0 + 1] = c[rev]
+        J[rev, :, r0, r0 + 1] = s[rev]
+        J[rev, :, r0 + 1, r0] = -s[rev]
+    J[prism, :, 3, 1] = qi[prism]                         # -[z q]x in the lower left
+    J[prism, :, 4, 0] = -qi[prism]
+    X = np.zeros((n, B, 6, 6))
+    X[:, :, idx, idx] = 1.0
+    if one:
+        X[one] = J @ tree.T[one][:, None]
+    return X
+
+
+def _dense_S(tree: _Aligned) -> np.ndarray:
+    S = np.zeros((len(tree.parents), 6))
+    for i in range(len(tree.parents)):
+        if not tree.free[i]:
+            S[i, tree.row[i]] = 1.0
+    return S
+
+
+# V x* F = [w x n + v x f; w x f] as 9 cross-product components gathered from V and F, then
+# summed into 6 by a constant matrix: a handful of numpy calls for any stack of vectors.
+_P1, _P2 = [1, 2, 0], [2, 0, 1]
+_CRF_V1 = np.array([0, 1, 2, 3, 4, 5, 0, 1, 2])[np.r_[_P1, np.add(_P1, 3), np.add(_P1, 6)]]
+_CRF_V2 = np.array([0, 1, 2, 3, 4, 5, 0, 1, 2])[np.r_[_P2, np.add(_P2, 3), np.add(_P2, 6)]]
+_CRF_F1 = np.array([0, 1, 2, 3, 4, 5, 3, 4, 5])[np.r_[_P1, np.add(_P1, 3), np.add(_P1, 6)]]
+_CRF_F2 = np.array([0, 1, 2, 3, 4, 5, 3, 4, 5])[np.r_[_P2, np.add(_P2, 3), np.add(_P2, 6)]]
+_CRF_SUM = np.zeros((9, 6))
+_CRF_SUM[[0, 1, 2, 3, 4, 5, 6, 7, 8], [0, 1, 2, 0, 1, 2, 3, 4, 5]] = 1.0
+
+
+def _crf_times(V: np.ndarray, F: np.ndarray) -> np.ndarray:
+    """V x* F for (..., 6): [w x n + v x f; w x f]."""
+    return (V[..., _CRF_V1] * F[..., _CRF_F2] - V[..., _CRF_V2] * F[..., _CRF_F1]) @ _CRF_SUM
+
+
+def _velocity_product_matrix(S: np.ndarray) -> np.ndarray:
+    """C^T with V x S = C V = -crm(S) V, for the rows V @ C^T."""
+    from .dynamics import _crm
+    return np.swapaxes(-_crm(S), -1, -2)
+
+
+def _free_gravity(tree: _Aligned, q: np.ndarray, g: np.ndarray, i: int) -> np.ndarray:
+    """R^T g (B, 3) for free body i: R = R_T R_q (see _gravity_in_body)."""
+    u = g @ tree.T[i][:3, :3].T
+    quat = q[:, tree.iq[i] + 3:tree.iq[i] + 7]
+    w, r = quat[:, :1], quat[:, 1:]
+    ru = np.cross(r, u)
+    return u - 2 * w * ru + 2 * np.cross(r, ru)
+
+
+def _rnea_levels(tree: _Aligned, q, qd, qdd, g) -> np.ndarray:
+    """tau (B, nv) from q (B, nq), qd, qdd (B, nv), g (B, 3), a depth level at a time."""
+    n, B = len(tree.parents), q.shape[0]
+    X, S = _dense_transforms(tree, q), _dense_S(tree)
+    VA, F = np.zeros((n + 1, B, 6, 2)), np.zeros((n, B, 6))   # VA[i] = [V_i, A_i]; VA[n]: base
+    VA[n, :, 3:, 1] = -g                                  # the base accelerates at -g
+    for i in range(n):
+        if tree.free[i]:
+            k = tree.iv[i]
+            VA[i, :, :, 0], VA[i, :, :, 1] = qd[:, k:k + 6], qdd[:, k:k + 6]
+            VA[i, :, 3:, 1] -= _free_gravity(tree, q, g, i)
+            IVA = tree.I[i] @ VA[i]
+            F[i] = IVA[..., 1] + _crf_times(VA[i, ..., 0], IVA[..., 0])
+    for bodies, par, cols, Sl, Ct, dup in _level_data(tree):      # outward
+        Y = X[bodies] @ VA[par]                           # [X V_p, X A_p]  (k, B, 6, 2)
+        qdl = qd[:, cols].T[..., None]                    # (k, B, 1)
+        Y[..., 0] += Sl * qdl                             # V = X V_p + S qd
+        Y[..., 1] += Sl * qdd[:, cols].T[..., None] + (Y[..., None, :, 0] @ Ct)[..., 0, :] * qdl   # A = X A_p + S qdd + (V x S) qd
+        VA[bodies] = Y
+        IY = tree.I[bodies][:, None] @ Y
+        F[bodies] = IY[..., 1] + _crf_times(Y[..., 0], IY[..., 0])  # F = I A + V x* I V
+    tau = np.empty((B, tree.nv))
+    for bodies, par, cols, Sl, Ct, dup in reversed(_level_data(tree)):   # inward
+        Fl = F[bodies]
+        tau[:, cols] = (Fl * Sl).sum(axis=-1).T           # tau = S^T F
+        back = (Fl[..., None, :] @ X[bodies])[..., 0, :]  # X^T F (as rows: F^T X)
+        inner = par < n
+        if dup:
+            np.add.at(F, par[inner], back[inner])
+        elif inner.all():
+            F[par] += back
+        else:
+            F[par[inner]] += back[inner]
+    for i in range(n):
+        if tree.free[i]:
+            tau[:, tree.iv[i]:tree.iv[i] + 6] = F[i]
+    return tau
+
+
+_LEVEL_DATA: dict = {}
+
+
+def _level_data(tree: _Aligned) -> list:
+    """Per level: bodies, parents (n for the base), their qd columns, S rows (k, 1, 6), the
+    velocity-product matrices C^T (k, 1, 6, 6), and whether two bodies share a parent."""
+    key = id(tree)
+    hit = _LEVEL_DATA.get(key)
+    if hit is not None and hit[0] is tree:
+        return hit[1]
+    S = _dense_S(tree)
+    iv = np.array(tree.iv)
+    n = len(tree.parents)
+    out = []
+    for bodies, par in tree.levels:
+        inner = par[par < n]
+        out.append((bodies, par, iv[bodies], S[bodies][:, None, :], _velocity_product_matrix(S[bodies])[:, None],
+                    len(set(inner.tolist())) != len(inner)))
+    if len(_LEVEL_DATA) > 64:
+        _LEVEL_DATA.clear()
+    _LEVEL_DATA[key] = (tree, out)
+    return out
+
+
+def _crba_levels(tree: _Aligned, q) -> np.ndarray:
+    """H (B, nv, nv) from q (B, nq), a depth level at a time: composite inertias inward, then
+    every body's I^c_i S_i carried toward the root one step for all bodies at once."""
+    n, B = len(tree.parents), q.shape[0]
+    X, S = _dense_transforms(tree, q), _dense_S(tree)
+    Ic = np.broadcast_to(tree.I[:, None], (n, B, 6, 6)).copy()
+    for bodies, par in reversed(tree.levels):
+        Xl = X[bodies]
+        back = np.swapaxes(Xl, -1, -2) @ Ic[bodies] @ Xl  # X^T I^c X
+        inner = par < n
+        np.add.at(Ic, par[inner], back[inner])
+    H = np.zeros((B, tree.nv, tree.nv))
+    iv = np.array(tree.iv)
+    one = np.array([i for i in range(n) if not tree.free[i]], dtype=int)
+    parents = np.array(tree.parents)
+    for i in range(n):
+        if tree.free[i]:
+            H[:, iv[i]:iv[i] + 6, iv[i]:iv[i] + 6] = Ic[i]
+    if one.size == 0:
+        return H
+    Fc = (Ic[one] @ S[one][:, None, :, None])[..., 0]    # (m, B, 6): I^c_i S_i
+    H[:, iv[one], iv[one]] = np.einsum("mbj,mj->bm", Fc, S[one])
+    cur = one.copy()
+    while True:                                           # carry to the parent, all at once
+        Fc = (np.swapaxes(X[cur], -1, -2) @ Fc[..., None])[..., 0]
+        cur = parents[cur]
+        keep = cur >= 0
+        if not keep.any():
+            break
+        one, cur, Fc = one[keep], cur[keep], Fc[keep]
+        fr = np.array([tree.free[c] for c in cur], dtype=bool)
+        sub = ~fr
+        if sub.any():
+            h = np.einsum("mbj,mj->bm", Fc[sub], S[cur[sub]])
+            H[:, iv[cur[sub]], iv[one[sub]]] = h
+            H[:, iv[one[sub]], iv[cur[sub]]] = h
+        for k in np.flatnonzero(fr):                      # a free ancestor: all six rows
+            c, j = cur[k], one[k]
+            H[:, iv[c]:iv[c] + 6, iv[j]] = Fc[k]
+            H[:, iv[j], iv[c]:iv[c] + 6] = Fc[k]
+        one, cur, Fc = one[sub], cur[sub], Fc[sub]
+        if cur.size == 0:
+            break
+    return H
+
+
 # --- public functions --------------------------------------------------------------------
 
 
@@ -1037,7 +1239,10 @@ def inverse_dynamics(tree, q, qd, qdd, gravity=_G) -> np.ndarray:
     qd, qdd = (_joint_values(name, v, nv, tree) for name, v in (("qd", qd), ("qdd", qdd)))
     g = _gravity(gravity)
     q, qd, qdd, g = _broadcast(("q", q, 1), ("qd", qd, 1), ("qdd", qdd, 1), ("gravity", g, 1))
-    tau = _in_blocks(functools.partial(_rnea, _aligned(tree)), (nv,), *_rows(q, qd, qdd, g))
+    rows = _rows(q, qd, qdd, g)
+    if rows[0].shape[0] <= _LEVELWISE_STATES:
+        return _rnea_levels(_aligned(tree), *rows).reshape(qd.shape)
+    tau = _in_blocks(functools.partial(_rnea, _aligned(tree)), (nv,), *rows)
     return tau.reshape(qd.shape)
 
 
@@ -1078,7 +1283,10 @@ def mass_matrix(tree, q) -> np.ndarray:
     tree = _check_tree(tree)
     nv = tree.nv
     q = _joint_values("q", q, tree.nq, tree)
-    H = _in_blocks(functools.partial(_crba, _aligned(tree)), (nv, nv), *_rows(q))
+    (rows,) = _rows(q)
+    if rows.shape[0] <= _LEVELWISE_STATES:
+        return _crba_levels(_aligned(tree), rows).reshape(q.shape[:-1] + (nv, nv))
+    H = _in_blocks(functools.partial(_crba, _aligned(tree)), (nv, nv), rows)
     return H.reshape(q.shape[:-1] + (nv, nv))
 
 
