@@ -97,7 +97,8 @@ class Tree(_TreeFields):
     axes : array_like, shape (n, 6)
         ``axes[i]`` = S_i, joint i's motion axis in body i's coordinates: revolute [n; 0]
         (a hinge along n through body i's origin) or prismatic [0; n], with n a unit vector
-        (to 1e-9; float32 input to 1e-6); all zeros for a free joint.
+        (to 1e-9; float32 input to 2e-5, then normalised; the loaders normalise axes within
+        1e-6 of unit length); all zeros for a free joint.
     inertias : array_like, shape (n, 6, 6)
         Body i's spatial inertia about its own origin, in its own axes (``spatial_inertia``).
     kinds : sequence of str, optional
@@ -497,6 +498,17 @@ def _broadcast(*items: tuple[str, np.ndarray, int]) -> list[np.ndarray]:
 _STATES_PER_BLOCK = 8192
 #: States per block for the articulated-body algorithm (it keeps a 6x6 matrix per body and state).
 _ABA_BLOCK = 1024
+#: Scratch numbers per block of the CRBA (its H and the carried wrenches grow as n^2 per state).
+_CRBA_SCRATCH = 2**22
+
+
+def _crba_block(tree) -> int:
+    """States per block for the CRBA: its scratch (H, the wrenches carried toward the root)
+    stays near ``_CRBA_SCRATCH`` numbers (32 MB), at least 256 and at most ``_STATES_PER_BLOCK``."""
+    per_state = tree.nv * tree.nv + 12 * sum(len(sub) for sub in tree.subtree) + 20 * len(tree.parents)
+    return int(min(_STATES_PER_BLOCK, max(256, _CRBA_SCRATCH // per_state)))
+
+
 #: ``forward_dynamics(method="auto")`` uses the ABA from this many degrees of freedom (measured).
 _ABA_FROM_DOF = 12
 
@@ -1286,7 +1298,8 @@ def mass_matrix(tree, q) -> np.ndarray:
     (rows,) = _rows(q)
     if rows.shape[0] <= _LEVELWISE_STATES:
         return _crba_levels(_aligned(tree), rows).reshape(q.shape[:-1] + (nv, nv))
-    H = _in_blocks(functools.partial(_crba, _aligned(tree)), (nv, nv), rows)
+    aligned = _aligned(tree)
+    H = _in_blocks(functools.partial(_crba, aligned), (nv, nv), rows, block=_crba_block(aligned))
     return H.reshape(q.shape[:-1] + (nv, nv))
 
 
@@ -1351,7 +1364,7 @@ def forward_dynamics(tree, q, qd, tau, gravity=_G, method="auto") -> np.ndarray:
             raise ValueError("tree: expected bodies with mass along every joint; an articulated inertia is singular")
         return qdd.reshape(qd.shape)
     C = _in_blocks(lambda q, qd, g, arena: _rnea(aligned, q, qd, np.zeros_like(qd), g, arena), (nv,), q_, qd_, g_)
-    H = _in_blocks(functools.partial(_crba, aligned), (nv, nv), q_)
+    H = _in_blocks(functools.partial(_crba, aligned), (nv, nv), q_, block=_crba_block(aligned))
     try:
         return np.linalg.solve(H, (tau_ - C)[..., None])[..., 0].reshape(qd.shape)
     except np.linalg.LinAlgError:
