@@ -38,8 +38,8 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 
-from .inertia import spatial_inertia
-from .transforms import motion_transform, rotation_from_quaternion
+from .inertia import _assemble
+from .transforms import _motion_blocks
 from .tree import Tree, _check_tree, _joint_values
 
 #: Axes whose length is within this of 1 are normalised by the loaders.
@@ -54,6 +54,19 @@ def _unit_axis(where: str, axis) -> np.ndarray:
     if abs(length - 1.0) > AXIS_TOL:
         raise ValueError(f"{where}: expected a unit joint axis (|n| = 1 within {AXIS_TOL:g}), got {n.tolist()} (|n| = {length:.9g})")
     return n / length
+
+
+def _motion_transform(R: np.ndarray, d) -> np.ndarray:
+    return _motion_blocks(np.asarray(R, float), np.asarray(d, float))
+
+
+def _rotation(quat) -> np.ndarray:
+    """R (new -> old) of quaternions [w, x, y, z] (..., 4), normalised here (unchecked)."""
+    q = np.asarray(quat, float)
+    w, x, y, z = np.moveaxis(q / np.linalg.norm(q, axis=-1, keepdims=True), -1, 0)
+    return np.stack([np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
+                     np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
+                     np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1)], -2)
 
 
 def _rpy(rpy) -> np.ndarray:
@@ -87,7 +100,7 @@ class _Builder:
         (R, d) in Tree body ``body``'s frame; dropped if ``body`` is the fixed base."""
         if body < 0 or mass == 0 and not np.any(inertia_com):
             return
-        self.inertias[body] = self.inertias[body] + spatial_inertia(mass, d + R @ com, R @ inertia_com @ R.T)
+        self.inertias[body] = self.inertias[body] + _assemble(np.float64(mass), d + R @ com, R @ inertia_com @ R.T)
 
     def tree(self, what: str) -> Tree:
         if not self.parents:
@@ -153,7 +166,7 @@ def tree_from_mujoco(model) -> Tree:
     frame = {0: (-1, np.eye(3), np.zeros(3))}             # MuJoCo body -> (Tree body, R, d)
     for b in range(1, nbody):
         tp, Rp, dp = frame[int(parent_of[b])]
-        Rb = rotation_from_quaternion(body_quat[b])
+        Rb = _rotation(body_quat[b])
         R0, d0 = Rp @ Rb, dp + Rp @ body_pos[b]           # b's frame at q = 0 in Tree body tp
         joints = range(int(body_jntadr[b]), int(body_jntadr[b]) + int(body_jntnum[b]))
         if len(joints) == 0:
@@ -173,16 +186,16 @@ def tree_from_mujoco(model) -> Tree:
             n = _unit_axis(f"model: joint {name(j)!r}", jnt_axis[j])
             a = np.asarray(jnt_pos[j], float) if kind == "revolute" else (np.zeros(3) if anchor is None else anchor)
             if anchor is None:                            # first joint of b: from the parent's Tree body
-                X_T = motion_transform(R0, d0 + R0 @ a)
+                X_T = _motion_transform(R0, d0 + R0 @ a)
                 parent = tp
             else:                                         # next joint: from the previous joint's body
-                X_T = motion_transform(np.eye(3), a - anchor)
+                X_T = _motion_transform(np.eye(3), a - anchor)
                 parent = len(out.parents) - 1
             t = out.add(parent, X_T, _axis6(kind, n), kind, name(j), float(qpos0[jnt_qposadr[j]]))
             anchor = a
             frame[b] = (t, np.eye(3), -a)
         t, R, d = frame[b]
-        Ri = R @ rotation_from_quaternion(body_iquat[b])
+        Ri = R @ _rotation(body_iquat[b])
         out.add_inertia(t, np.eye(3), np.zeros(3), float(body_mass[b]), d + R @ body_ipos[b],
                         Ri @ np.diag(body_inertia[b]) @ Ri.T)
     return out.tree("model")
@@ -346,10 +359,10 @@ def tree_from_urdf(source, floating_base: bool = False) -> Tree:
             if tp != -1:
                 raise ValueError(f"source: joint {name!r} is floating but its parent link moves; a free joint must "
                                  f"attach to the fixed base")
-            t = out.add(-1, motion_transform(R0, d0), _ZERO6, "free", name)
+            t = out.add(-1, _motion_transform(R0, d0), _ZERO6, "free", name)
         else:
             n = _unit_axis(f"source: joint {name!r}", axis)
-            t = out.add(tp, motion_transform(R0, d0), _axis6(kind, n), kind, name)
+            t = out.add(tp, _motion_transform(R0, d0), _axis6(kind, n), kind, name)
         frame[link] = (t, np.eye(3), np.zeros(3))
     for link in order:
         t, R, d = frame[link]
@@ -387,7 +400,7 @@ def _quat_of(R: np.ndarray) -> np.ndarray:
 
 
 def _placement(X: np.ndarray):
-    """(R, d) of a motion transform X = motion_transform(R, d)."""
+    """(R, d) of a motion transform X = sb.motion_transform(R, d)."""
     R = X[:3, :3].T
     D = -R @ X[3:, :3]
     return R, np.array([D[2, 1], D[0, 2], D[1, 0]])
@@ -423,7 +436,7 @@ def mujoco_state(tree, q, qd=None):
         qpos[..., k:k + 3] = d_T + q[..., k:k + 3] @ R_T.T
         qpos[..., k + 3:k + 7] = _quat_mul(_quat_of(R_T), q[..., k + 3:k + 7])
         if qd is not None:
-            R = rotation_from_quaternion(qpos[..., k + 3:k + 7])
+            R = _rotation(qpos[..., k + 3:k + 7])
             qvel[..., v:v + 3] = np.einsum("...ij,...j->...i", R, qd[..., v + 3:v + 6])
             qvel[..., v + 3:v + 6] = qd[..., v:v + 3]
         k, v = k + 7, v + 6
@@ -456,7 +469,7 @@ def state_from_mujoco(tree, qpos, qvel=None):
         conj = _quat_of(R_T) * [1, -1, -1, -1]
         q[..., k + 3:k + 7] = _quat_mul(conj, qpos[..., k + 3:k + 7])
         if qvel is not None:
-            R = rotation_from_quaternion(qpos[..., k + 3:k + 7])
+            R = _rotation(qpos[..., k + 3:k + 7])
             qd[..., v:v + 3] = qvel[..., v + 3:v + 6]
             qd[..., v + 3:v + 6] = np.einsum("...ji,...j->...i", R, qvel[..., v:v + 3])
         k, v = k + 7, v + 6
