@@ -38,6 +38,7 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 
+from ._checks import as_inertia3
 from .inertia import _assemble
 from .transforms import _motion_blocks
 from .tree import Tree, _check_tree, _joint_values
@@ -302,7 +303,9 @@ def tree_from_urdf(source, floating_base: bool = False) -> Tree:
         mass = float(_floats(where, inertial.find("mass"), "value", "0", 1)[0])
         el = inertial.find("inertia")
         xx, xy, xz, yy, yz, zz = (float(_floats(where, el, k, "0", 1)[0]) for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz"))
-        I = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
+        I = as_inertia3(f"source: link {name!r}: <inertia>", np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]]))
+        if mass < 0:
+            raise ValueError(f"source: link {name!r}: expected a non-negative <mass value=...>, got {mass!r}")
         links[name] = (mass, com, R @ I @ R.T)
     joints, children = {}, {}
     for joint in robot.findall("joint"):
