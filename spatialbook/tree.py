@@ -41,7 +41,11 @@ per call, the bodies at one depth of the tree are handled together (stacked 6x6 
 ``_rnea_levels``, ``_crba_levels``), so a call costs a few dozen numpy calls per level of the
 tree rather than about a hundred per body.  For more states, the per-body recursions below (the
 reference form, closest to the equations) run on blocks of states, each numpy call working on
-thousands of states.  The articulated-body algorithm (``_aba``) is per body.
+thousands of states.  The articulated-body algorithm (``_aba``) is per body.  Measured (two
+shared, loaded cores): one 44-dof state, tau about 4x faster a level at a time than per body
+(1.3 ms against 5.2 ms); from a few dozen states on, the per-body form wins, because numpy's
+products of stacked 6x6 matrices cost far more per state than the per-body form's row
+operations (44 dof, 1024 states: H 62 against 148 us per state, tau 20 against 66).
 
 Once per tree, each body's axes are turned so that its joint axis is z (a change
 of body coordinates, which leaves tau, H and qdd unchanged): then S_i is a unit column and
