@@ -17,6 +17,14 @@ The loops are timed on fewer calls (``--calls``) and scaled: their cost per call
 The states are split into rows beforehand, so a loop pays only for the calls themselves.  The
 first rows of every engine are compared with sb's, so the figures are for the same numbers.
 Target: sb batched >= 5x the faster per-call loop.  With --strict, exit status 1 on a miss.
+
+A third tree, humanoid-shaped (``humanoid_urdf``: a floating pelvis, two 6-joint legs, a 2-joint
+waist, two 7-joint arms with 4-joint hands, a 2-joint neck: 38 joints + 6 = 44 degrees of
+freedom, generated as URDF text and read by ``sb.Tree.from_urdf`` and by Pinocchio's own
+parser), is timed on ``--humanoid-n`` states (default 10^4) for tau, H and qdd (sb batched
+against Pinocchio's per-call rnea / crba / aba), one state per call (sb against pin.rnea),
+and for the peak memory of the batched calls (tracemalloc).  Targets: batched >= 2x the
+Pinocchio loop; one state per call <= 50x pin.rnea.
 """
 
 from __future__ import annotations
@@ -26,6 +34,7 @@ import os
 import platform
 import sys
 import time
+import tracemalloc
 from pathlib import Path
 
 import numpy as np
@@ -104,6 +113,122 @@ def mj_model(bodies, gravity):
     xml = (f'<mujoco><option gravity="{_num(gravity)}"><flag contact="disable" constraint="disable"/>'
            f'</option><worldbody>{roots}</worldbody></mujoco>')
     return mujoco.MjModel.from_xml_string(xml)
+
+
+# --- a humanoid-shaped tree (URDF text, floating base) ---------------------------------------
+
+
+def humanoid_urdf(seed=44) -> str:
+    """A 44-dof humanoid-shaped robot: floating pelvis + 38 revolute joints with random axes
+    near the usual ones, random offsets, masses and rotated inertial frames."""
+    rng = np.random.default_rng(seed)
+    links, joints = [], []
+
+    def link(name, mass):
+        moments = [float(m) for m in np.sort(rng.uniform(0.2, 1.0, size=3)) * mass * 0.01]
+        moments[2] = min(moments[2], 0.9 * (moments[0] + moments[1]))
+        links.append(f'<link name="{name}"><inertial><origin xyz="{_num(rng.uniform(-0.05, 0.05, 3))}" '
+                     f'rpy="{_num(rng.uniform(-1, 1, 3))}"/><mass value="{mass!r}"/><inertia ixx="{moments[0]!r}" '
+                     f'iyy="{moments[1]!r}" izz="{moments[2]!r}" ixy="0" ixz="0" iyz="0"/></inertial></link>')
+
+    def chain(prefix, parent, count, offset, mass):
+        for k in range(count):
+            name = f"{prefix}{k}"
+            link(name, mass * (0.8 ** k))
+            axis = np.eye(3)[k % 3] + rng.normal(scale=0.05, size=3)
+            joints.append(f'<joint name="{name}_joint" type="revolute"><parent link="{parent}"/><child link="{name}"/>'
+                          f'<origin xyz="{_num(np.asarray(offset) * (1 if k else 0.5) + rng.normal(scale=0.01, size=3))}" '
+                          f'rpy="{_num(rng.normal(scale=0.1, size=3))}"/><axis xyz="{_num(axis / np.linalg.norm(axis))}"/>'
+                          f'<limit lower="-2" upper="2" effort="100" velocity="5"/></joint>')
+            parent = name
+        return parent
+
+    link("pelvis", 8.0)
+    chain("left_leg", "pelvis", 6, [0, 0.1, -0.1], 4.0)
+    chain("right_leg", "pelvis", 6, [0, -0.1, -0.1], 4.0)
+    torso = chain("waist", "pelvis", 2, [0, 0, 0.15], 10.0)
+    for side, y in (("left", 0.2), ("right", -0.2)):
+        wrist = chain(f"{side}_arm", torso, 7, [0, y, 0.05], 2.0)
+        chain(f"{side}_hand", wrist, 4, [0.03, 0, -0.03], 0.2)
+    chain("neck", torso, 2, [0, 0, 0.2], 1.0)
+    return f'<robot name="humanoid">{"".join(links)}{"".join(joints)}</robot>'
+
+
+def peak_mb(fn) -> float:
+    """Peak memory allocated during fn() (tracemalloc, which numpy reports to), MB."""
+    tracemalloc.start()
+    try:
+        fn()
+        return tracemalloc.get_traced_memory()[1] / 1e6
+    finally:
+        tracemalloc.stop()
+
+
+def bench_humanoid(n, calls, single_calls, repeats, rng):
+    gravity = np.array([0.0, 0.0, -9.81])
+    xml = humanoid_urdf()
+    tree = sb.Tree.from_urdf(xml, floating_base=True)
+    pm = pin.buildModelFromXML(xml, pin.JointModelFreeFlyer())
+    pm.gravity = pin.Motion(gravity, np.zeros(3))
+    pd = pm.createData()
+    assert list(tree.joint_names) == list(pm.names)[1:] and tree.nv == pm.nv == 44
+    q = rng.uniform(-1, 1, size=(n, tree.nq))
+    q[:, 3:7] /= np.linalg.norm(q[:, 3:7], axis=1, keepdims=True)
+    qd, qdd, tau = (rng.uniform(-1, 1, size=(n, tree.nv)) for _ in range(3))
+    qp, vp = tree.pinocchio_state(q, qd)
+    _, ap = tree.pinocchio_state(q, qdd)
+    _, taup = tree.pinocchio_state(q, tau)
+    rows = [[np.ascontiguousarray(x[k]) for k in range(calls)] for x in (qp, vp, ap, taup)]
+    qr, vr, ar, tr = rows
+    ours = [[np.ascontiguousarray(x[k]) for k in range(single_calls)] for x in (q, qd, qdd)]
+
+    def sb_single():
+        for k in range(single_calls):
+            sb.inverse_dynamics(tree, ours[0][k], ours[1][k], ours[2][k], gravity)
+
+    best = best_seconds({
+        "sb tau": lambda: sb.inverse_dynamics(tree, q, qd, qdd, gravity),
+        "sb H": lambda: sb.mass_matrix(tree, q),
+        "sb qdd": lambda: sb.forward_dynamics(tree, q, qd, tau, gravity),
+        "sb qdd crba": lambda: sb.forward_dynamics(tree, q, qd, tau, gravity, method="crba"),
+        "pin tau": loop(lambda k: pin.rnea(pm, pd, qr[k], vr[k], ar[k]), calls),
+        "pin H": loop(lambda k: pin.crba(pm, pd, qr[k]), calls),
+        "pin qdd": loop(lambda k: pin.aba(pm, pd, qr[k], vr[k], tr[k]), calls),
+        "sb single tau": sb_single,
+    }, repeats)
+    per = {k: v / (single_calls if k == "sb single tau" else n if k.startswith("sb") else calls) for k, v in best.items()}
+
+    # the same numbers (first rows), converted to Pinocchio's order
+    P = np.eye(44)
+    P[:6, :6] = np.eye(6)[np.r_[3:6, 0:3]]
+    tau_sb, H_sb = sb.inverse_dynamics(tree, q[:3], qd[:3], qdd[:3], gravity), sb.mass_matrix(tree, q[:3])
+    qdd_sb = sb.forward_dynamics(tree, q[:3], qd[:3], tau[:3], gravity)
+    for k in range(3):
+        H_pin = pin.crba(pm, pd, qr[k])
+        for a, b in ((P @ tau_sb[k], pin.rnea(pm, pd, qr[k], vr[k], ar[k])), (P @ H_sb[k] @ P, np.triu(H_pin) + np.triu(H_pin, 1).T),
+                     (P @ qdd_sb[k], pin.aba(pm, pd, qr[k], vr[k], tr[k]))):
+            assert np.allclose(a, b, rtol=1e-9, atol=1e-9 * max(1.0, np.abs(b).max())), ("humanoid", a, b)
+
+    mem = {"tau": peak_mb(lambda: sb.inverse_dynamics(tree, q, qd, qdd, gravity)),
+           "H": peak_mb(lambda: sb.mass_matrix(tree, q)),
+           "qdd": peak_mb(lambda: sb.forward_dynamics(tree, q, qd, tau, gravity))}
+    inputs_mb = (q.nbytes + qd.nbytes + qdd.nbytes) / 1e6
+    print(f"\nhumanoid  (44 dof: floating pelvis + 38 revolute joints; N = {n:,} states; Pinocchio loops on {calls:,} calls)")
+    print(f"  {'':<30}{'us/state':>12}{'Pinocchio us':>14}{'sb / pin time':>15}{'target':>10}")
+    ok = []
+    for label, key, pkey, target in (("tau, batched", "sb tau", "pin tau", 0.5), ("H, batched", "sb H", "pin H", 0.5),
+                                     ("qdd, batched (ABA)", "sb qdd", "pin qdd", 0.5),
+                                     ("qdd, batched (CRBA + solve)", "sb qdd crba", "pin qdd", None),
+                                     ("tau, one state per call", "sb single tau", "pin tau", 50.0)):
+        ratio = per[key] / per[pkey]
+        met = None if target is None else ratio <= target
+        if met is not None:
+            ok.append(met)
+        print(f"  {label:<30}{per[key] * 1e6:12.2f}{per[pkey] * 1e6:14.2f}{ratio:15.2f}"
+              f"{'' if target is None else ('<= %g ' % target) + ('met' if met else 'MISSED'):>10}")
+    print(f"  peak memory of the batched calls at N = {n:,} (inputs {inputs_mb:.1f} MB; H itself "
+          f"{n * 44 * 44 * 8 / 1e6:.0f} MB): tau {mem['tau']:.0f} MB, H {mem['H']:.0f} MB, qdd {mem['qdd']:.0f} MB")
+    return ok
 
 
 # --- timing --------------------------------------------------------------------------------
@@ -199,6 +324,8 @@ def main(argv=None) -> int:
     parser.add_argument("--n", type=int, default=100_000)
     parser.add_argument("--calls", type=int, default=20_000)
     parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--humanoid-n", type=int, default=10_000)
+    parser.add_argument("--single-calls", type=int, default=200)
     parser.add_argument("--strict", action="store_true")
     args = parser.parse_args(argv)
     print(f"spatialbook tree dynamics  (numpy {np.__version__}, pinocchio {pin.__version__}, "
@@ -209,6 +336,9 @@ def main(argv=None) -> int:
     ok += bench("6-body chain", chain6(), args.n, calls, args.repeats, rng)
     print(f"\ntarget (batched >= {TARGET:g}x the faster per-call loop): {'met' if all(ok) else 'MISSED'} "
           f"in {sum(ok)} of {len(ok)} cases")
+    ok_h = bench_humanoid(args.humanoid_n, min(calls, args.humanoid_n), args.single_calls, args.repeats, rng)
+    print(f"humanoid targets: met in {sum(ok_h)} of {len(ok_h)} cases")
+    ok += ok_h
     return 0 if (all(ok) or not args.strict) else 1
 
 

@@ -113,10 +113,11 @@ VALID_CALLS: dict[str, dict] = {
     "particle_wrench": dict(masses=MASSES, positions=POSITIONS, velocity=V, classical_acceleration=A),
     "particle_inertia_com": dict(masses=MASSES, positions=POSITIONS),
     # trees (the bifold door: two door leaves, the second hinged at the first one's free edge)
-    "Tree": dict(parents=BIFOLD.parents, placements=BIFOLD.placements, axes=BIFOLD.axes, inertias=BIFOLD.inertias),
+    "Tree": dict(parents=BIFOLD.parents, placements=BIFOLD.placements, axes=BIFOLD.axes, inertias=BIFOLD.inertias,
+                 kinds=["revolute", "revolute"], joint_names=["hinge1", "hinge2"], offsets=[0.0, 0.1]),
     "inverse_dynamics": dict(tree=BIFOLD, q=[0.3, -0.5], qd=[1.0, 2.0], qdd=[0.5, -1.0], gravity=[0.0, 0.0, -9.81]),
     "mass_matrix": dict(tree=BIFOLD, q=[0.3, -0.5]),
-    "forward_dynamics": dict(tree=BIFOLD, q=[0.3, -0.5], qd=[1.0, 2.0], tau=[0.5, -1.0], gravity=[0.0, 0.0, -9.81]),
+    "forward_dynamics": dict(tree=BIFOLD, q=[0.3, -0.5], qd=[1.0, 2.0], tau=[0.5, -1.0], gravity=[0.0, 0.0, -9.81], method="aba"),
 }
 
 # (callable, parameter, bad-value kind) -> why this parameter legitimately accepts that kind.
@@ -215,6 +216,8 @@ def _call(name: str, **changes):
 
 
 def _numbers_in(out) -> list[np.ndarray]:
+    if isinstance(out, str):                      # a Tree's joint kinds and names
+        return []
     if isinstance(out, tuple):
         return [a for item in out for a in _numbers_in(item)]
     return [np.asarray(out)]

@@ -418,3 +418,4 @@ def test_large_batches_equal_small_ones():
         np.testing.assert_allclose(tau[k], sb.inverse_dynamics(tree, q[k], qd[k], qdd[k], gravity), rtol=1e-12, atol=1e-12)
         np.testing.assert_allclose(H[k], sb.mass_matrix(tree, q[k]), rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(qdd_fd, qdd, rtol=1e-8, atol=1e-8)
+    np.testing.assert_allclose(sb.forward_dynamics(tree, q, qd, tau, gravity, method="aba"), qdd, rtol=1e-8, atol=1e-8)

@@ -1,0 +1,428 @@
+"""Tree.from_mujoco and Tree.from_urdf against MuJoCo and Pinocchio on generated robots.
+
+Every model is generated here as text (no files, no network): random trees of bodies with
+welded bodies (URDF fixed joints, MuJoCo bodies without joints), several joints in one MuJoCo
+body, hinge anchors off the body origin, reference positions (``ref``), rotated inertial frames,
+free joints and floating bases.  MuJoCo reads the MJCF (``MjModel.from_xml_string``) and
+Pinocchio reads the URDF with its own parser (``buildModelFromXML``); spatialbook reads the same
+text with its loaders.  The engines' joint-space quantities are converted to the Tree's
+conventions by the helpers below, which spell out the free joint's conventions:
+
+- MuJoCo: qvel = [v_world; omega_body], qfrc = [f_world; n_body], qacc = d/dt qvel.
+- Pinocchio: v = [v_body; omega_body], tau = [f_body; n_body], a = d/dt v.
+- Tree: qd = [omega_body; v_body], tau = [n_body; f_body], qdd = d/dt qd.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import spatialbook as sb
+
+import mujoco  # test dependencies: a missing engine must fail, not skip
+import pinocchio as pin
+
+RTOL = 1e-9
+
+
+def _num(x) -> str:
+    return " ".join(repr(float(v)) for v in np.atleast_1d(x))
+
+
+def _unit(rng, k=3):
+    v = rng.normal(size=k)
+    return v / np.linalg.norm(v)
+
+
+def _moments(rng):
+    m = np.sort(rng.uniform(0.05, 1.0, size=3))
+    m[2] = min(m[2], 0.95 * (m[0] + m[1]))
+    return rng.permutation(m)
+
+
+def close(a, b, rtol=RTOL):
+    """|a - b| <= rtol max|b|: relative to the size of the whole result."""
+    a, b = np.asarray(a), np.asarray(b)
+    scale = max(1.0, float(np.max(np.abs(b))))
+    err = float(np.max(np.abs(a - b))) / scale
+    assert err <= rtol, f"relative error {err:.3g} > {rtol:g}"
+    return err
+
+
+# --- MuJoCo ------------------------------------------------------------------------------------
+
+
+def random_mjcf(rng, n, free=False):
+    """MJCF text of n random bodies; gravity g."""
+    parents = [-1] + [int(rng.integers(-1 if not free else 0, i)) for i in range(1, n)]
+    children = {i: [j for j in range(n) if parents[j] == i] for i in range(-1, n)}
+
+    def body(i):
+        joints = ""
+        if free and i == 0:
+            joints = '<freejoint name="root"/>'
+        else:
+            for k in range(int(rng.choice([0, 1, 1, 2, 3]))):     # 0: welded to the parent
+                kind = "hinge" if rng.uniform() < 0.7 else "slide"
+                joints += (f'<joint name="j{i}_{k}" type="{kind}" axis="{_num(_unit(rng) * rng.uniform(0.5, 2))}" '
+                           f'pos="{_num(rng.uniform(-0.3, 0.3, 3))}" ref="{rng.uniform(-1, 1)!r}"/>')
+        inertial = (f'<inertial pos="{_num(rng.uniform(-0.4, 0.4, 3))}" quat="{_num(_unit(rng, 4))}" '
+                    f'mass="{rng.uniform(0.5, 3)!r}" diaginertia="{_num(_moments(rng))}"/>')
+        kids = "".join(body(j) for j in children[i])
+        return (f'<body name="b{i}" pos="{_num(rng.uniform(-0.6, 0.6, 3))}" quat="{_num(_unit(rng, 4))}">'
+                f'{joints}{inertial}{kids}</body>')
+
+    g = rng.normal(size=3) * 5
+    roots = "".join(body(i) for i in children[-1])
+    return f"""<mujoco model="random">
+      <compiler angle="radian"/>
+      <option gravity="{_num(g)}"><flag contact="disable" constraint="disable" spring="disable" damper="disable"/></option>
+      <worldbody>{roots}</worldbody>
+    </mujoco>""", g
+
+
+def mujoco_random_state(model, rng):
+    qpos = model.qpos0 + rng.normal(size=model.nq)
+    for j in range(model.njnt):
+        if model.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE:
+            a = model.jnt_qposadr[j]
+            qpos[a + 3:a + 7] = _unit(rng, 4)
+    return qpos, rng.normal(size=model.nv), rng.normal(size=model.nv)
+
+
+def _free_blocks(tree):
+    """(velocity index, q index) of each free joint."""
+    out, k, v = [], 0, 0
+    for kind in tree.kinds:
+        if kind == "free":
+            out.append((v, k))
+        k, v = k + (7 if kind == "free" else 1), v + (6 if kind == "free" else 1)
+    return out
+
+
+def from_mujoco_dynamics(tree, qpos, qvel, qacc, qfrc, M):
+    """MuJoCo's qacc, qfrc and M converted to the Tree's qdd, tau and H."""
+    J = np.eye(tree.nv)                                   # qd = J qvel
+    qdd, tau = qacc.copy(), qfrc.copy()
+    for v, k in _free_blocks(tree):
+        R = sb.rotation_from_quaternion(qpos[k + 3:k + 7])
+        w, vel = qvel[v + 3:v + 6], R.T @ qvel[v:v + 3]
+        J[v:v + 6, v:v + 6] = 0.0
+        J[v:v + 3, v + 3:v + 6] = np.eye(3)
+        J[v + 3:v + 6, v:v + 3] = R.T
+        qdd[v:v + 3] = qacc[v + 3:v + 6]
+        qdd[v + 3:v + 6] = R.T @ qacc[v:v + 3] - np.cross(w, vel)   # d/dt (R^T v_world)
+        tau[v:v + 3] = qfrc[v + 3:v + 6]
+        tau[v + 3:v + 6] = R.T @ qfrc[v:v + 3]           # qfrc . qvel = tau . qd
+    Jinv = np.linalg.inv(J)
+    return qdd, tau, Jinv.T @ M @ Jinv
+
+
+def mujoco_case(seed, n, free):
+    rng = np.random.default_rng(seed)
+    xml, g = random_mjcf(rng, n, free)
+    model = mujoco.MjModel.from_xml_string(xml)
+    data = mujoco.MjData(model)
+    qpos, qvel, qacc = mujoco_random_state(model, rng)
+    data.qpos[:], data.qvel[:] = qpos, qvel
+    mujoco.mj_forward(model, data)
+    M = np.zeros((model.nv, model.nv))
+    mujoco.mj_fullM(model, data, M)
+    data.qacc[:] = qacc
+    mujoco.mj_inverse(model, data)
+    qfrc = data.qfrc_inverse.copy()
+    tau_applied = rng.normal(size=model.nv)
+    data.qfrc_applied[:] = tau_applied
+    mujoco.mj_forward(model, data)
+    return model, g, (qpos, qvel, qacc, qfrc, M), (tau_applied, data.qacc.copy())
+
+
+CASES = [(seed, n, free) for seed, n, free in [(1, 3, False), (2, 6, False), (3, 10, False), (4, 4, True),
+                                               (5, 8, True), (6, 12, True), (7, 1, True)]]
+
+
+@pytest.mark.parametrize("seed, n, free", CASES)
+def test_from_mujoco_agrees_with_mujoco(seed, n, free):
+    model, g, (qpos, qvel, qacc, qfrc, M), (tau_applied, qacc_fd) = mujoco_case(seed, n, free)
+    tree = sb.Tree.from_mujoco(model)
+    assert (tree.nq, tree.nv) == (model.nq, model.nv)
+    assert list(tree.joint_names)[int(free):] == [mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, j)
+                                                  for j in range(int(free), model.njnt)]
+    q, qd = tree.state_from_mujoco(qpos, qvel)
+    qdd, tau, H = from_mujoco_dynamics(tree, qpos, qvel, qacc, qfrc, M)
+    close(sb.inverse_dynamics(tree, q, qd, qdd, g), tau)
+    close(sb.mass_matrix(tree, q), H)
+    _, tau_fd, _ = from_mujoco_dynamics(tree, qpos, qvel, qacc_fd, tau_applied, M)
+    qdd_fd, _, _ = from_mujoco_dynamics(tree, qpos, qvel, qacc_fd, tau_applied, M)
+    for method in ("crba", "aba"):
+        close(sb.forward_dynamics(tree, q, qd, tau_fd, g, method=method), qdd_fd)
+
+
+@pytest.mark.parametrize("seed, n, free", CASES[:5])
+def test_mujoco_state_round_trip(seed, n, free):
+    model, _, (qpos, qvel, *_), _ = mujoco_case(seed, n, free)
+    tree = sb.Tree.from_mujoco(model)
+    q, qd = tree.state_from_mujoco(qpos, qvel)
+    qpos2, qvel2 = tree.mujoco_state(q, qd)
+    np.testing.assert_allclose(qpos2, qpos, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(qvel2, qvel, rtol=1e-12, atol=1e-12)
+
+
+def test_mujoco_free_joint_convention_by_finite_differences():
+    """MuJoCo's own integration fixes its qvel convention: one Euler step of qpos by qvel
+    (mj_integratePos) moves the body origin by qvel[:3] in WORLD axes and turns it by qvel[3:]
+    in BODY axes, which is what state_from_mujoco assumes."""
+    model, *_ = mujoco_case(4, 4, True)
+    tree = sb.Tree.from_mujoco(model)
+    rng = np.random.default_rng(0)
+    qpos, qvel, _ = mujoco_random_state(model, rng)
+    h = 1e-7
+    after = qpos.copy()
+    mujoco.mj_integratePos(model, after, qvel, h)
+    R0, R1 = sb.rotation_from_quaternion(qpos[3:7]), sb.rotation_from_quaternion(after[3:7])
+    np.testing.assert_allclose((after[:3] - qpos[:3]) / h, qvel[:3], rtol=1e-6)       # world axes
+    W = R0.T @ (R1 - R0) / h                                                            # [omega_body]x
+    np.testing.assert_allclose([W[2, 1], W[0, 2], W[1, 0]], qvel[3:6], rtol=1e-5, atol=1e-5)
+    _, qd = tree.state_from_mujoco(qpos, qvel)
+    np.testing.assert_allclose(qd[3:6], R0.T @ qvel[:3], rtol=1e-12)
+
+
+# --- URDF and Pinocchio --------------------------------------------------------------------
+
+
+def random_urdf(rng, n, floating_joint=False):
+    """URDF text: link 0 the root, links 1..n-1 each on a random earlier link; joint types mixed."""
+    def inertial():
+        return (f'<inertial><origin xyz="{_num(rng.uniform(-0.4, 0.4, 3))}" rpy="{_num(rng.uniform(-3, 3, 3))}"/>'
+                f'<mass value="{rng.uniform(0.5, 3)!r}"/>'
+                + '<inertia ixx="{!r}" iyy="{!r}" izz="{!r}" ixy="0" ixz="0" iyz="0"/></inertial>'.format(*map(float, _moments(rng))))
+
+    links = ['<link name="world"/>' if floating_joint else ""]
+    joints = []
+    if floating_joint:
+        joints.append(f'<joint name="float" type="floating"><parent link="world"/><child link="l0"/>'
+                      f'<origin xyz="{_num(rng.uniform(-1, 1, 3))}" rpy="{_num(rng.uniform(-3, 3, 3))}"/></joint>')
+    for i in range(n):
+        links.append(f'<link name="l{i}">{inertial()}<visual><geometry><box size="1 1 1"/></geometry></visual></link>')
+        if i == 0:
+            continue
+        parent = int(rng.integers(0, i))
+        kind = rng.choice(["revolute", "continuous", "prismatic", "fixed"], p=[0.35, 0.2, 0.25, 0.2])
+        axis = np.round(_unit(rng), 6)                    # as written to 6 digits: |n| = 1 to ~1e-6
+        name = f"{rng.choice(list('abcdefgh'))}{i}"       # names not in body order
+        limit = '<limit lower="-1" upper="1" effort="10" velocity="1"/>' if kind in ("revolute", "prismatic") else ""
+        joints.append(f'<joint name="{name}" type="{kind}"><parent link="l{parent}"/><child link="l{i}"/>'
+                      f'<origin xyz="{_num(rng.uniform(-0.6, 0.6, 3))}" rpy="{_num(rng.uniform(-3, 3, 3))}"/>'
+                      f'<axis xyz="{_num(axis)}"/>{limit}<dynamics damping="0" friction="0"/></joint>')
+    return f'<robot name="random">{"".join(links)}{"".join(joints)}</robot>'
+
+
+def pinocchio_dynamics(model, tree, q, qd, qdd, tau, g):
+    """Pinocchio's tau, H and forward qdd (under tau), converted to the Tree's conventions."""
+    data = model.createData()
+    model.gravity.linear = np.asarray(g, float)
+    qp, v = tree.pinocchio_state(q, qd)
+    _, a = tree.pinocchio_state(q, qdd)
+    _, tau_p = tree.pinocchio_state(q, tau)               # the same swap of halves as for v
+    P = np.eye(tree.nv)
+    for k, _ in _free_blocks(tree):
+        P[k:k + 6, k:k + 6] = np.eye(6)[np.r_[3:6, 0:3]]
+    tau_pin = P @ pin.rnea(model, data, qp, v, a)
+    H = pin.crba(model, data, qp)
+    H = np.triu(H) + np.triu(H, 1).T
+    qdd_pin = P @ pin.aba(model, data, qp, v, tau_p)
+    return tau_pin, P @ H @ P, qdd_pin
+
+
+URDF_CASES = [(11, 3, False, False), (12, 7, False, False), (13, 12, False, False), (14, 5, True, False),
+              (15, 9, True, False), (16, 6, False, True), (17, 1, True, False)]
+
+
+@pytest.mark.parametrize("seed, n, floating_base, floating_joint", URDF_CASES)
+def test_from_urdf_agrees_with_pinocchio(seed, n, floating_base, floating_joint):
+    rng = np.random.default_rng(seed)
+    xml = random_urdf(rng, n, floating_joint)
+    tree = sb.Tree.from_urdf(xml, floating_base=floating_base)
+    model = pin.buildModelFromXML(xml, pin.JointModelFreeFlyer()) if floating_base else pin.buildModelFromXML(xml)
+    names = list(model.names)[1:]
+    assert list(tree.joint_names) == names
+    assert tree.nv == model.nv
+    q = rng.normal(size=tree.nq)
+    for v, k in _free_blocks(tree):
+        q[k + 3:k + 7] = _unit(rng, 4)
+    qd, qdd, tau = (rng.normal(size=tree.nv) for _ in range(3))
+    g = rng.normal(size=3) * 5
+    tau_pin, H_pin, qdd_pin = pinocchio_dynamics(model, tree, q, qd, qdd, tau, g)
+    close(sb.inverse_dynamics(tree, q, qd, qdd, g), tau_pin)
+    close(sb.mass_matrix(tree, q), H_pin)
+    for method in ("crba", "aba"):
+        close(sb.forward_dynamics(tree, q, qd, tau, g, method=method), qdd_pin)
+
+
+def test_pinocchio_state_round_trip():
+    rng = np.random.default_rng(3)
+    tree = sb.Tree.from_urdf(random_urdf(rng, 8), floating_base=True)
+    q = rng.normal(size=tree.nq)
+    q[3:7] = _unit(rng, 4)
+    qd = rng.normal(size=tree.nv)
+    q2, qd2 = tree.state_from_pinocchio(*tree.pinocchio_state(q, qd))
+    np.testing.assert_allclose(np.cos(q2) if False else q2[:7], q[:7], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(np.sin(q2 - q), 0.0, atol=1e-12)       # continuous joints come back modulo 2 pi
+    np.testing.assert_allclose(qd2, qd, rtol=1e-12, atol=1e-12)
+
+
+# --- floating trees: identities over batches ---------------------------------------------------
+
+
+def test_floating_batches_equal_single_calls_and_forward_undoes_inverse():
+    rng = np.random.default_rng(21)
+    tree = sb.Tree.from_urdf(random_urdf(rng, 7), floating_base=True)
+    N = 50
+    q = rng.normal(size=(N, tree.nq))
+    q[:, 3:7] = rng.normal(size=(N, 4))
+    q[:, 3:7] /= np.linalg.norm(q[:, 3:7], axis=1, keepdims=True)
+    qd, qdd = rng.normal(size=(2, N, tree.nv))
+    tau, H = sb.inverse_dynamics(tree, q, qd, qdd), sb.mass_matrix(tree, q)
+    assert tau.shape == (N, tree.nv) and H.shape == (N, tree.nv, tree.nv)
+    for k in (0, 17, N - 1):
+        np.testing.assert_allclose(tau[k], sb.inverse_dynamics(tree, q[k], qd[k], qdd[k]), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(H[k], sb.mass_matrix(tree, q[k]), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(H, np.swapaxes(H, 1, 2), atol=1e-12)
+    assert np.all(np.linalg.eigvalsh(H) > 0)
+    for method in ("crba", "aba"):
+        np.testing.assert_allclose(sb.forward_dynamics(tree, q, qd, tau, method=method), qdd, rtol=1e-9, atol=1e-9)
+
+
+def test_a_free_body_falls_freely_and_its_position_does_not_matter():
+    """A free body with no joint forces accelerates at g whatever its pose: in body axes
+    qdd = [0; R^T g] - omega x v (for omega = 0: just R^T g); shifting it changes nothing."""
+    rng = np.random.default_rng(2)
+    I = sb.spatial_inertia(2.0, [0.1, -0.2, 0.3], sb.DOOR["inertia_com"])
+    tree = sb.Tree([-1], [np.eye(6)], [np.zeros(6)], [I], kinds=["free"])
+    quat = _unit(rng, 4)
+    R = sb.rotation_from_quaternion(quat)
+    g = np.array([0.0, 0.0, -9.81])
+    for p in ([0, 0, 0], [5.0, -3.0, 2.0]):
+        qdd = sb.forward_dynamics(tree, np.r_[p, quat], np.zeros(6), np.zeros(6), g)
+        np.testing.assert_allclose(qdd, np.r_[0, 0, 0, R.T @ g], atol=1e-12)
+
+
+# --- errors that teach -------------------------------------------------------------------------
+
+_I = sb.spatial_inertia(2.0, [0.4, 0.0, 0.1], sb.DOOR["inertia_com"])
+_X = sb.motion_transform(sb.rotation_z(0.4) @ sb.rotation_x(0.3), [0.8, 0.1, -0.2])
+_Z = [0, 0, 1.0, 0, 0, 0]
+
+
+def test_linear_first_transform_is_recognised_and_the_converter_named():
+    with pytest.raises(ValueError, match=r"^placements: .*LINEAR-FIRST.*sb\.matrix_to_linear_first"):
+        sb.Tree([-1, 0], [np.eye(6), sb.matrix_to_linear_first(_X)], [_Z, _Z], [_I, _I])
+
+
+def test_linear_first_inertia_is_recognised_and_the_converter_named():
+    with pytest.raises(ValueError, match=r"^inertias: expected angular-first inertias, but inertias\[1\] is a spatial inertia in LINEAR-FIRST order.*matrix_to_linear_first"):
+        sb.Tree([-1, 0], [np.eye(6), _X], [_Z, _Z], [_I, sb.matrix_to_linear_first(_I)])
+
+
+def test_float32_input_is_accepted_and_agrees_to_its_precision():
+    rng = np.random.default_rng(5)
+    tree = sb.Tree.from_urdf(random_urdf(rng, 6))
+    t32 = sb.Tree(tree.parents, tree.placements.astype(np.float32), tree.axes.astype(np.float32),
+                  tree.inertias.astype(np.float32), kinds=tree.kinds)
+    assert t32.placements.dtype == np.float64
+    q, qd, qdd = (rng.normal(size=tree.nv) for _ in range(3))
+    close(sb.inverse_dynamics(t32, q.astype(np.float32), qd, qdd), sb.inverse_dynamics(tree, q, qd, qdd), rtol=1e-5)
+
+
+def test_axis_off_unit_by_1e7_is_refused_by_tree_with_advice_and_normalised_by_loaders():
+    axis = np.array([0, 0, 1 + 1e-7, 0, 0, 0])
+    with pytest.raises(ValueError, match=r"^axes: .*normalise it"):
+        sb.Tree([-1], [np.eye(6)], [axis], [_I])
+    urdf = URDF_ONE.format(kind="revolute", axis="0 0 1.0000001", extra="")
+    np.testing.assert_allclose(sb.Tree.from_urdf(urdf).axes[0], [0, 0, 1, 0, 0, 0], atol=1e-15)
+
+
+def test_zero_axis_explains_fixed_joints():
+    with pytest.raises(ValueError, match=r"^axes: .*fixed joint.*merge"):
+        sb.Tree([-1], [np.eye(6)], [np.zeros(6)], [_I])
+
+
+URDF_ONE = """<robot name="one">
+  <link name="base"/>
+  <link name="arm"><inertial><origin xyz="0.5 0 0"/><mass value="2"/>
+    <inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial>
+    <visual><geometry><box size="1 1 1"/></geometry><material name="red"/></visual>
+    <collision><geometry><box size="1 1 1"/></geometry></collision></link>
+  <joint name="shoulder" type="{kind}"><parent link="base"/><child link="arm"/><axis xyz="{axis}"/>{extra}</joint>
+  <gazebo reference="arm"/>
+  <transmission name="t"><joint name="shoulder"/></transmission>
+</robot>"""
+
+_MJCF_BALL = """<mujoco><worldbody><body><joint name="wrist" type="ball"/>
+  <geom type="sphere" size="0.1"/></body></worldbody></mujoco>"""
+
+BAD_LOADS = [
+    (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="revolute", axis="0 0 1", extra='<mimic joint="elbow"/>')), r"^source: joint 'shoulder' is a mimic joint"),
+    (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="planar", axis="0 0 1", extra="")), r"^source: joint 'shoulder' has type 'planar'"),
+    (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="revolute", axis="0 0 1", extra='<dynamics damping="0.5"/>')), r"^source: joint 'shoulder' has <dynamics"),
+    (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="revolute", axis="0 0 1", extra="<spring k='3'/>")), r"^source: joint 'shoulder': unsupported tag <spring>"),
+    (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="revolute", axis="0 0 1.001", extra="")), r"^source: joint 'shoulder': expected a unit joint axis"),
+    (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="fixed", axis="0 0 1", extra="")), r"^source: expected at least one joint"),
+    (lambda: sb.Tree.from_urdf("<mujoco/>"), r"^source: expected a URDF <robot>"),
+    (lambda: sb.Tree.from_urdf(URDF_ONE.replace('izz="0.1"', 'izz="0.5"').format(kind="revolute", axis="0 0 1", extra="")),
+     r"^source: link 'arm': <inertia>: expected principal moments .* triangle inequality"),
+    (lambda: sb.Tree.from_urdf(URDF_ONE.replace('value="2"', 'value="-2"').format(kind="revolute", axis="0 0 1", extra="")),
+     r"^source: link 'arm': expected a non-negative <mass"),
+    (lambda: sb.Tree.from_urdf("<robot"), r"^source: not well-formed"),
+    (lambda: sb.Tree.from_urdf("/no/such/file.urdf"), r"^source: expected a URDF file path"),
+    (lambda: sb.Tree.from_urdf(42), r"^source: expected a URDF file path"),
+    (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="revolute", axis="0 0 1", extra=""), floating_base="yes"), r"^floating_base: expected"),
+    (lambda: sb.Tree.from_mujoco(mujoco.MjModel.from_xml_string(_MJCF_BALL)), r"^model: joint 'wrist' is a ball joint"),
+    (lambda: sb.Tree.from_mujoco("robot.xml"), r"^model: expected a mujoco.MjModel"),
+]
+
+
+@pytest.mark.parametrize("call, message", BAD_LOADS)
+def test_loaders_refuse_what_they_cannot_model_by_name(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+def test_ignored_tags_are_only_those_that_leave_the_dynamics_alone():
+    tree = sb.Tree.from_urdf(URDF_ONE.format(kind="continuous", axis="0 0 1", extra='<limit effort="1" velocity="1"/>'))
+    np.testing.assert_allclose(sb.mass_matrix(tree, [0.0]), [[0.1 + 2 * 0.25]])
+
+
+_FREE = sb.Tree([-1, 0], [np.eye(6), _X], [np.zeros(6), _Z], [_I, _I], kinds=["free", "revolute"], joint_names=["base", "hinge"])
+_Q = np.r_[0, 0, 0, 1, 0, 0, 0, 0.3]
+
+BAD_STATE_CALLS = [
+    (lambda: _FREE.mujoco_state(_Q[:-1]), "q"),
+    (lambda: _FREE.mujoco_state(np.r_[0, 0, 0, 2, 0, 0, 0, 0.3]), "q"),
+    (lambda: _FREE.mujoco_state(_Q, np.zeros(8)), "qd"),
+    (lambda: _FREE.state_from_mujoco(_Q, "fast"), "qvel"),
+    (lambda: _FREE.state_from_mujoco([None] * 8), "qpos"),
+    (lambda: _FREE.state_from_mujoco(np.r_[0, 0, 0, 0.5, 0, 0, 0, 0.3]), "qpos"),
+    (lambda: _FREE.pinocchio_state(_Q, [np.nan] * 7), "qd"),
+    (lambda: _FREE.state_from_pinocchio(_Q[:-1]), "q"),
+    (lambda: _FREE.state_from_pinocchio(np.r_[0, 0, 0, 0, 0, 0, 3, 0.3]), "q"),
+    (lambda: _FREE.state_from_pinocchio(_Q, [1j] * 7), "v"),
+    (lambda: sb.inverse_dynamics(_FREE, _Q, np.zeros(8), np.zeros(7)), "qd"),
+    (lambda: sb.mass_matrix(_FREE, np.r_[0, 0, 0, 0.9, 0, 0, 0, 0.3]), "q"),
+    (lambda: sb.forward_dynamics(_FREE, _Q, np.zeros(7), np.zeros(7), method="featherstone"), "method"),
+    (lambda: sb.forward_dynamics(sb.Tree([-1], [np.eye(6)], [_Z], [np.zeros((6, 6))]), [0], [0], [1], method="aba"), "tree"),
+    (lambda: sb.Tree([-1, 0], [np.eye(6)] * 2, [np.zeros(6), np.zeros(6)], [_I, _I], kinds=["free", "free"]), "kinds"),
+    (lambda: sb.Tree([-1], [np.eye(6)], [_Z], [_I], kinds=["free"]), "axes"),
+    (lambda: sb.Tree([-1], [np.eye(6)], [_Z], [_I], kinds=["prismatic"]), "axes"),
+    (lambda: sb.Tree([-1], [np.eye(6)], [_Z], [_I], kinds=["fixed"]), "kinds"),
+    (lambda: sb.Tree([-1], [np.eye(6)], [_Z], [_I], kinds="revolute"), "kinds"),
+    (lambda: sb.Tree([-1, 0], [np.eye(6)] * 2, [_Z, _Z], [_I, _I], joint_names=["a", "a"]), "joint_names"),
+    (lambda: sb.Tree([-1], [np.eye(6)], [np.zeros(6)], [_I], kinds=["free"], offsets=[1.0]), "offsets"),
+]
+
+
+@pytest.mark.parametrize("call, name", BAD_STATE_CALLS)
+def test_bad_states_and_trees_name_the_argument(call, name):
+    with pytest.raises(ValueError, match=rf"^{name}\b.*expected"):
+        call()
