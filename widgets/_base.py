@@ -274,7 +274,7 @@ def fit_limit(scene: Callable[..., dict], p: "Bars", specs: dict, values: dict,
     >>> from widgets import PowerSplit
     >>> fit_limit(PowerSplit.scene, PowerSplit.BARS[0],
     ...           {c.name: c for c in PowerSplit.CONTROLS}, {})
-    25.0
+    15.0
     """
     budget = FIT_BUDGET if budget is None else budget
     names = list(specs)
