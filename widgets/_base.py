@@ -16,7 +16,7 @@ An experiment is a subclass of :class:`Experiment` that supplies
 - optionally, declared parts that the base class builds, draws and blits itself:
   ``TOP_VIEW`` (:class:`TopView`, the door from above, ``self.top``), ``REFERENCE``
   (:class:`ReferencePoint`, the sliding point with its label, d arrow and velocity arrow) and
-  ``BARS`` (:class:`Bars` panels of :class:`Series`, axes fitted and rescaled by the base).
+  ``BARS`` (:class:`Bars` panels of :class:`Series`, each axis fitted once over every control).
   An experiment made only of declarations needs no ``_setup`` or ``_draw`` (E9).
 
 The figure is a :class:`matplotlib.figure.Figure` on a :class:`FigureCanvasAgg` (never
@@ -429,7 +429,12 @@ class Experiment:
     def inactive(self, values: dict) -> dict[str, str]:
         """Controls that change nothing at ``values`` (all controls' values), each with a
         one-line reason: shown disabled, the reason as its tooltip and under the readouts.
-        The shared tests check that a control changes the scene exactly when it is not here."""
+        The shared tests check that a control changes what is seen exactly when it is not here.
+
+        >>> from widgets import Probes
+        >>> Probes(path="fixed").inactive({"path": "fixed", "nu": 0.0, "omega": 2.0, "u": 0.5})
+        {'u': 'moves only the line probe: choose probe path = line'}
+        """
         return {}
 
     # ------------------------------------------------------------------ declared parts
@@ -437,7 +442,6 @@ class Experiment:
         """Build the declared top view, the experiment's own artists, the bar panels and the
         reference-point marker, in that order."""
         self._bar_parts: list = []
-        self._bar_limits: list = []
         if self.TOP_VIEW is not None:
             t = self.TOP_VIEW
             self.top, self.door = door_top_view(
@@ -450,7 +454,6 @@ class Experiment:
         self._setup(fig)
         for panel in self.BARS:
             self._bar_parts.append(self._setup_bars(fig, panel))
-            self._bar_limits.append(None)
         if self.REFERENCE is not None:
             self._setup_reference(self.REFERENCE)
 
