@@ -55,6 +55,21 @@ def _kinetic_energy_from_leaves(q, qd):
     return sum(0.5 * MASS * vc @ vc + 0.5 * I_C[2, 2] * w**2 for vc, w in zip(v, omegas))
 
 
+def _planar_kinematics(q, qd, qdd):
+    """Hinge O2, COMs, their velocities and accelerations (base axes) in closed form: a point at
+    r from a pivot turning at w, w' moves at w e_z x r and accelerates at w' e_z x r - w^2 r."""
+    ez = np.array([0.0, 0.0, 1.0])
+    x_C1, x_C2 = _com_positions(q)
+    x_O2 = WIDTH * np.array([np.cos(q[0]), np.sin(q[0]), 0.0])
+    w1, w2, a1, a2 = qd[0], qd[0] + qd[1], qdd[0], qdd[0] + qdd[1]
+    r2 = x_C2 - x_O2
+    v_C1, v_O2 = w1 * np.cross(ez, x_C1), w1 * np.cross(ez, x_O2)
+    a_C1, a_O2 = a1 * np.cross(ez, x_C1) - w1**2 * x_C1, a1 * np.cross(ez, x_O2) - w1**2 * x_O2
+    v_C2 = v_O2 + w2 * np.cross(ez, r2)
+    a_C2 = a_O2 + a2 * np.cross(ez, r2) - w2**2 * r2
+    return x_O2, (x_C1, x_C2), (v_C1, v_C2), (a_C1, a_C2), (w1, w2), (a1, a2)
+
+
 def check(e, st):
     """Oracle: recompute from the control values what E8 must draw and read out."""
     q, qd, qdd, g = _state_of(st)
@@ -96,6 +111,27 @@ def check(e, st):
     F1, F2 = np.array(st["F_leaf1"]), np.array(st["F_leaf2"])
     np.testing.assert_allclose([S1 @ (F1 + F2), S2 @ F2], tau, atol=1e-12)
     np.testing.assert_allclose(np.column_stack([e.q_g.U, e.q_g.V])[0], g[:2], atol=1e-12)
+    # every other number and line, in closed form (plane kinematics, not spatialbook)
+    t = np.deg2rad(st["tilt"])
+    np.testing.assert_allclose(st["g_base"], [0, -9.81 * np.sin(t), -9.81 * np.cos(t)], atol=1e-12)
+    np.testing.assert_allclose(st["H_eigenvalues"], np.linalg.eigvalsh(H), atol=1e-12)
+    x_O2, x_C, v_C, a_C, w, a = _planar_kinematics(q, qd, qdd)
+    end = x_O2 + WIDTH * np.array([np.cos(q[0] + q[1]), np.sin(q[0] + q[1]), 0.0])
+    np.testing.assert_allclose(e.leaf2.get_xydata(), [x_O2[:2], end[:2]], atol=1e-12)
+    dV = -MASS * g @ (v_C[0] + v_C[1])                            # V = -m g . (x_C1 + x_C2)
+    dT = sum(MASS * vc @ ac for vc, ac in zip(v_C, a_C)) + I_C[2, 2] * (w[0] * a[0] + w[1] * a[1])
+    assert st["dV_dt"] == pytest.approx(dV, abs=1e-7)
+    assert st["dT_dt"] == pytest.approx(dT, abs=1e-6)
+    assert st["energy_rate"] == pytest.approx(dT + dV, abs=1e-6)
+    assert st["power_residual"] == pytest.approx(st["power"] - st["energy_rate"], abs=1e-15)
+    ez = np.array([0.0, 0.0, 1.0])
+    for key, xc, ac, wi, ai, q_abs in (("F_leaf1", x_C[0], a_C[0], w[0], a[0], q[0]),
+                                       ("F_leaf2", x_C[1], a_C[1], w[1], a[1], q[0] + q[1])):
+        f_i = MASS * (ac - g)                                   # Newton, gravity excluded
+        R = sb.rotation_z(q_abs)
+        I_w = R @ I_C @ R.T
+        tau_O = np.cross(xc, f_i) + I_w @ (ai * ez) + np.cross(wi * ez, I_w @ (wi * ez))   # Euler at C, moved to O
+        np.testing.assert_allclose(st[key], np.r_[tau_O, f_i], atol=1e-11, err_msg=key)
 
 
 @pytest.fixture(scope="module")

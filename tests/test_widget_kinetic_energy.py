@@ -27,6 +27,7 @@ def check(e, st):
     np.testing.assert_allclose(e._ref_marker.get_xydata(), [[x, 0]], atol=1e-12)
     np.testing.assert_allclose(e._ref_arrow.xy, [X_C, 0], atol=1e-12)
     np.testing.assert_allclose(st["v_P"], [0, w * x, 0], atol=1e-12)
+    np.testing.assert_allclose(st["V_P"], [0, 0, w, 0, w * x, 0], atol=1e-12)
 
 
 def test_coupling_changes_sign_at_the_com():

@@ -37,6 +37,12 @@ def check(e, st):
     np.testing.assert_allclose(st["f"], DOOR["mass"] * np.asarray(st["a_C"]), atol=1e-12)
     assert st["hinge_torque"] == pytest.approx(F_O[2], abs=1e-12)
     np.testing.assert_allclose(uv(e.q_f)[0], F_O[3:5], atol=1e-12)
+    # every other number shown: the twist, acceleration, torque, mass and power at the reference
+    np.testing.assert_allclose(st["V"], V, atol=1e-12)
+    np.testing.assert_allclose(st["A"], A, atol=1e-12)
+    np.testing.assert_allclose(st["tau"], expected_total[:3], atol=1e-12)
+    assert st["mass"] == DOOR["mass"]
+    assert st["power"] == pytest.approx(st["omega"] * F_O[2], abs=1e-12)   # omega tau_O,z at any point
 
 
 @pytest.fixture(scope="module")

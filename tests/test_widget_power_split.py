@@ -31,9 +31,19 @@ def check(e, st):
     assert st["total_power"] == pytest.approx(total_O, abs=1e-12)
     assert st["rotational_power"] + st["translational_power"] == pytest.approx(total_O, abs=1e-12)
     assert st["hinge_torque"] == pytest.approx(F_O[2], abs=1e-12)
-    # the line of action passes through Q
+    # the line of action passes through Q, along f; P's distance to it is the lever arm
     p, d = np.array(st["line_point"]), np.array(st["line_direction"])
     assert np.linalg.norm(np.cross(PUSH_POINT - p, d)) < 1e-12
+    np.testing.assert_allclose(d, f / np.linalg.norm(f), atol=1e-12)
+    assert st["lever_arm"] == pytest.approx(abs(np.cross(PUSH_POINT - x_P, f)[2]) / PUSH_FORCE, abs=1e-12)
+    # every other number shown: twist, wrench, torque, force and velocity at P
+    np.testing.assert_allclose(st["V_P"], [0, 0, st["omega"], 0, st["omega"] * x_P[0], 0], atol=1e-12)
+    tau_P = np.cross(PUSH_POINT - x_P, f)                      # moment of f about P, by hand
+    np.testing.assert_allclose(st["F_P"], np.r_[tau_P, f], atol=1e-12)
+    np.testing.assert_allclose(st["tau_P"], tau_P, atol=1e-12)
+    np.testing.assert_allclose(st["f"], f, atol=1e-12)
+    np.testing.assert_allclose(st["v_P"], V_P[3:], atol=1e-12)
+    np.testing.assert_allclose(e._ref_marker.get_xydata(), [x_P[:2]], atol=1e-12)
 
 
 @pytest.fixture(scope="module")

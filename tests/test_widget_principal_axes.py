@@ -15,7 +15,7 @@ import pytest
 
 import spatialbook as sb
 from widgets import EXPERIMENTS
-from widgets.principal_axes import CORNERS_B, PrincipalAxes, scene
+from widgets.principal_axes import CORNERS_B, HEIGHT, WIDTH, PrincipalAxes, scene
 
 DOOR = sb.DOOR
 IXX, IYY, IZZ = np.diag(DOOR["inertia_com"])
@@ -63,6 +63,10 @@ def check(e, st):
     corners_xz = np.column_stack([c * CORNERS_B[:, 0] + s * CORNERS_B[:, 2],
                                   -s * CORNERS_B[:, 0] + c * CORNERS_B[:, 2]])
     np.testing.assert_allclose(np.asarray(e.door.get_xy())[:4], corners_xz, atol=1e-12)
+    hinge = np.array([[-WIDTH / 2, -HEIGHT / 2], [-WIDTH / 2, HEIGHT / 2]])   # the hinge edge (x, z)
+    np.testing.assert_allclose(np.column_stack(e.hinge.get_data()),
+                               np.column_stack([c * hinge[:, 0] + s * hinge[:, 1],
+                                                -s * hinge[:, 0] + c * hinge[:, 1]]), atol=1e-12)
     assert list(e.marker.get_xdata()) == [theta, theta]
     np.testing.assert_allclose(np.asarray(e.heat.get_array()).reshape(3, 3), I_c, atol=1e-12)
     for line in e.paxes:                        # each dashed line is an eigenvector of I_c

@@ -36,6 +36,17 @@ def check(e, st):
     for k in e.keys:
         np.testing.assert_allclose(drawn[k], np.asarray(st[k])[:2], atol=1e-12)
     rates = [vdot, np.cross(w, u), np.zeros(3), st["frame_rate"]]
+    # every other number shown, by hand: v_P = w x x_P, a = -w^2 x_P (steady spin), each
+    # probe's rate, and the frame's term -nu x v_P
+    v_P = np.array([0, st["omega"] * x_P[0], 0])
+    np.testing.assert_allclose(st["x_P"], x_P, atol=0)
+    np.testing.assert_allclose(st["v_P"], v_P, atol=1e-12)
+    np.testing.assert_allclose(st["u_P"], u, atol=1e-12)
+    np.testing.assert_allclose(st["a_material"], -st["omega"] ** 2 * x_P, atol=1e-12)
+    np.testing.assert_allclose(st["vdot_material"], -st["omega"] ** 2 * x_P, atol=1e-12)
+    np.testing.assert_allclose(st["vdot_fixed"], 0, atol=1e-12)
+    np.testing.assert_allclose(st["vdot_line"], [0, st["omega"] * st["u"], 0], atol=1e-12)
+    np.testing.assert_allclose(st["frame_term"], [st["nu"] * v_P[1], 0, 0], atol=1e-12)
     np.testing.assert_allclose(e.bar_heights(), np.array(rates)[:, :2].T, atol=1e-12)
 
 

@@ -14,7 +14,7 @@ import pytest
 import spatialbook as sb
 from widgets import EXPERIMENTS
 from widgets._base import arrow_segments_3d
-from widgets.screw_axis import _PHI, ARROW_AXIS, ARROW_FIELD, FIELD_GRID, MATERIAL, OMEGA, scene
+from widgets.screw_axis import _PHI, ARROW_AXIS, ARROW_FIELD, ARROW_V, AXIS_S, FIELD_GRID, MATERIAL, OMEGA, scene
 
 DEGENERATE = [dict(pitch=0.0), dict(pitch=0.0, ref_x=0.0)]
 PITCHES = (-0.1, -0.03, 0.0, 0.05, 0.1)
@@ -33,7 +33,8 @@ def check(e, st):
     np.testing.assert_allclose(st["axis_point"], [0, 0, 0], atol=1e-12)
     np.testing.assert_allclose(st["axis_direction"], ax.direction, atol=1e-12)
     # on-axis velocity h omega along the axis, drawn as arrows from the axis points
-    on_axis = np.asarray(e._scene["on_axis"])
+    on_axis = np.outer(AXIS_S, n)                           # the hinge line, by hand
+    np.testing.assert_allclose(np.column_stack(e.axis_pts.get_data_3d()), on_axis, atol=1e-12)
     v_axis = sb.velocity_field(V_P, on_axis - [st["ref_x"], 0, 0])
     np.testing.assert_allclose(v_axis, np.tile(h * OMEGA * n, (len(on_axis), 1)), atol=1e-12)
     drawn = np.column_stack(e.v_axis.get_data_3d())
@@ -51,6 +52,23 @@ def check(e, st):
     np.testing.assert_allclose(e.advance.get_ydata(), h * _PHI, atol=1e-12)      # h per radian
     np.testing.assert_allclose(st["v_material"], sb.velocity_field(V_P, MATERIAL - [st["ref_x"], 0, 0]),
                                atol=1e-12)
+    # every other number and line drawn, by hand: v(x) = omega e_z x x + h omega e_z
+    w = OMEGA
+    v_mat = np.column_stack([-w * MATERIAL[:, 1], w * MATERIAL[:, 0], np.full(len(MATERIAL), h * w)])
+    np.testing.assert_allclose(st["v_material"], v_mat, atol=1e-12)
+    np.testing.assert_allclose(np.column_stack(e.mat.get_data_3d()), MATERIAL, atol=0)
+    np.testing.assert_allclose(np.column_stack(e.v_mat.get_data_3d()),
+                               np.column_stack(arrow_segments_3d(MATERIAL, v_mat, ARROW_V, side=(0, 0, 1))),
+                               atol=1e-12, equal_nan=True)
+    for line, p0 in zip(e.trajs, MATERIAL):                # the helix x(phi) = R_z(phi) p0 + h phi e_z
+        c, s = np.cos(_PHI), np.sin(_PHI)
+        helix = np.column_stack([c * p0[0] - s * p0[1], s * p0[0] + c * p0[1], p0[2] + h * _PHI])
+        np.testing.assert_allclose(np.column_stack(line.get_data_3d()), helix, atol=1e-12)
+    np.testing.assert_allclose(np.column_stack(e.P.get_data_3d()), [[st["ref_x"], 0, 0]], atol=0)
+    np.testing.assert_allclose(st["v_P"], [0, w * st["ref_x"], h * w], atol=1e-12)
+    np.testing.assert_allclose(st["v_on_axis"], [0, 0, h * w], atol=1e-12)
+    assert st["field_min_speed"] == pytest.approx(abs(h) * w, abs=1e-12)    # at the hinge line
+    np.testing.assert_allclose(st["field_min_point"], [0, 0, 0], atol=0)
 
 
 def test_default_pitch_is_zero():

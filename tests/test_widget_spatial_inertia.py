@@ -30,6 +30,17 @@ def check(e, st):
     D = sb.skew(np.asarray(DOOR["com"]) - x_P)
     np.testing.assert_allclose(st["mD"], DOOR["mass"] * D, atol=1e-12)
     np.testing.assert_allclose(np.asarray(st["I_P"])[3:, :3], -DOOR["mass"] * D, atol=1e-12)
+    # every other number shown, by hand (a spin about the hinge's z)
+    w, c = st["omega"], np.asarray(DOOR["com"]) - x_P
+    np.testing.assert_allclose(st["x_P"], x_P, atol=0)
+    np.testing.assert_allclose(st["offset"], c, atol=1e-12)
+    np.testing.assert_allclose(st["V_P"], [0, 0, w, 0, w * x_P[0], 0], atol=1e-12)
+    np.testing.assert_allclose(st["H_P"], I_P @ V_P, atol=1e-12)
+    np.testing.assert_allclose(st["I_rot"], I_P[:3, :3], atol=1e-12)
+    assert st["I_zz"] == pytest.approx(DOOR["inertia_com"][2][2] + DOOR["mass"] * (c[0] ** 2 + c[1] ** 2),
+                                       abs=1e-12)
+    assert st["coupling_max"] == pytest.approx(DOOR["mass"] * np.max(np.abs(c)), abs=1e-12)
+    assert st["mass"] == DOOR["mass"]
     # the marker at P, the d arrow from P to C
     np.testing.assert_allclose(e._ref_marker.get_xydata(), [x_P[:2]], atol=1e-12)
     np.testing.assert_allclose(e._ref_arrow.xy, DOOR["com"][:2], atol=1e-12)

@@ -36,6 +36,26 @@ def check(e, st):
     assert abs(st["v_dot_d_near"]) < 1e-12 and abs(st["v_dot_d_far"]) < 1e-12
     # the fixed probe reads the same field value at every door angle
     np.testing.assert_allclose(st["v_probe"], sb.velocity_field(V_O, probe), atol=1e-12)
+    # every other number shown and drawn, by hand: v = w e_z x d, a = -w^2 d (steady spin)
+    w, th = st["omega"], np.deg2rad(st["angle"])
+    assert st["theta"] == pytest.approx(th, abs=1e-12)
+    np.testing.assert_allclose(st["V_O"], V_O, atol=0)
+    for key, x in (("near", pts[0]), ("far", pts[1])):
+        np.testing.assert_allclose(st["x_" + key], x, atol=1e-12)
+        np.testing.assert_allclose(st["v_" + key], [-w * x[1], w * x[0], 0], atol=1e-12)
+        np.testing.assert_allclose(st["a_" + key], -w**2 * x, atol=1e-12)
+    np.testing.assert_allclose(st["x_probe"], probe, atol=0)
+    assert st["r_probe"] == pytest.approx(np.hypot(*probe[:2]), abs=1e-12)
+    assert st["speed_probe"] == pytest.approx(abs(w) * st["r_probe"], abs=1e-12)
+    edge = sb.DOOR["width"] * np.array([np.cos(th), np.sin(th)])
+    np.testing.assert_allclose(e.door.get_xydata(), [[0, 0], edge], atol=1e-12)
+    np.testing.assert_allclose(e.probe.get_xydata(), [probe[:2]], atol=0)
+    np.testing.assert_allclose(e.q_probe.get_offsets(), [probe[:2]], atol=0)
+    for circle, r in zip(e.circles, (st["near"], st["far"])):
+        np.testing.assert_allclose(np.hypot(*circle.get_data()), r, atol=1e-12)
+    np.testing.assert_allclose(e.speed_pts.get_offsets(),
+                               [[st["near"], st["speed_near"]], [st["far"], st["speed_far"]],
+                                [st["r_probe"], st["speed_probe"]]], atol=1e-12)
 
 
 @pytest.fixture(scope="module")

@@ -34,7 +34,7 @@ EXPERIMENTS: dict[str, type[Experiment]] = {cls.name: cls for cls in (
     NewtonEuler,        # E6, chapter 8
     PrincipalAxes,      # E7, chapter 10
     BifoldDoor,         # E8, chapter 11
-    KineticEnergy,      # E9, chapter 6 (no player in a chapter: the recipe's worked example)
+    KineticEnergy,      # E9, chapter 6 (also the README recipe's worked example)
 )}
 
 __all__ = ["EXPERIMENTS", "Experiment", "Slider", "Choice", "Player", "TopView", "Bars", "Series",

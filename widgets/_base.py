@@ -16,7 +16,7 @@ An experiment is a subclass of :class:`Experiment` that supplies
 - optionally, declared parts that the base class builds, draws and blits itself:
   ``TOP_VIEW`` (:class:`TopView`, the door from above, ``self.top``), ``REFERENCE``
   (:class:`ReferencePoint`, the sliding point with its label, d arrow and velocity arrow) and
-  ``BARS`` (:class:`Bars` panels of :class:`Series`, axes fitted and rescaled by the base).
+  ``BARS`` (:class:`Bars` panels of :class:`Series`, each axis fitted once over every control).
   An experiment made only of declarations needs no ``_setup`` or ``_draw`` (E9).
 
 The figure is a :class:`matplotlib.figure.Figure` on a :class:`FigureCanvasAgg` (never
@@ -171,10 +171,12 @@ class Bars:
 
     ``ticks``: the groups along x; ``series``: the bars of each group (side by side); ``total``:
     a vector key drawn as a black mark per group (e.g. the sum of the series).  ``lim``: the
-    y axis runs from -lim to lim; ``None`` fits it to the largest bar over a sweep of the
-    controls in ``span`` (default: the main control) at the other controls' current values,
-    rounded up to a round number (:func:`nice_limit`), so the axis stays put while those controls move and is
-    rescaled, with one redraw of the background, when another control changes the range.
+    y axis runs from -lim to lim; ``None`` fits it once to the largest bar (or total) over the
+    whole box of the controls in ``span`` (default: every control), rounded up to a round number
+    (:func:`nice_limit`).  With every control in the span the axis never moves, so no change
+    ever refits it or redraws the background (a refit costs many ``scene`` calls, a redraw
+    50-150 ms; the shared tests fail a control outside the span).  The fit is computed once per
+    class and kept (:func:`fit_limit`).
     """
 
     title: str
@@ -184,8 +186,8 @@ class Bars:
     series: tuple
     rect: tuple = (0.62, 0.12, 0.35, 0.78)
     lim: float | None = None
-    span: tuple | None = None
-    samples: int = 9                    # values per span control when fitting the axis
+    span: tuple | None = None           # None: every control (Play excluded)
+    samples: int = 9                    # grid values per span control when fitting the axis
     total: str | None = None
     total_label: str = "total"
     total_size: float = 22.0
@@ -252,6 +254,62 @@ def nice_limit(x: float) -> float:
     return next(m * p for m in (1, 1.5, 2.5, 4, 6, 10) if m * p >= x * (1 - 1e-12))
 
 
+#: most scene evaluations of one axis fit before sampling replaces the whole grid
+FIT_BUDGET = 96
+_FITTED: dict = {}                      # (class, panel, other controls) -> fitted limit
+
+
+def _largest_bar(p: "Bars", numbers: dict) -> float:
+    big = float(np.max(np.abs(p.values(numbers))))
+    return max(big, float(np.max(np.abs(numbers[p.total])))) if p.total else big
+
+
+def fit_limit(scene: Callable[..., dict], p: "Bars", specs: dict, values: dict,
+              budget: int | None = None) -> float:
+    """``nice_limit`` of the largest bar of panel ``p`` over the box of the controls ``specs``
+    (name -> spec), the others at ``values``: the whole grid of ``p.samples`` values per control
+    if it has at most ``budget`` points (default :data:`FIT_BUDGET`); otherwise ``budget``
+    seeded random grid points (each coordinate an end with probability 1/2), then a coordinate-
+    wise ascent from the largest (each control's grid scanned, the others held, until nothing
+    grows).  Deterministic.  ``nice_limit`` leaves 8 % head room over what the fit finds.
+
+    >>> from widgets import PowerSplit
+    >>> fit_limit(PowerSplit.scene, PowerSplit.BARS[0],
+    ...           {c.name: c for c in PowerSplit.CONTROLS}, {})
+    15.0
+    """
+    budget = FIT_BUDGET if budget is None else budget
+    names = list(specs)
+    grids = [list(specs[c].sweep(p.samples)) for c in names]
+    seen: dict = {}
+
+    def largest(idx: tuple) -> float:
+        if idx not in seen:
+            v = {**values, **{c: grids[j][k] for j, (c, k) in enumerate(zip(names, idx))}}
+            seen[idx] = _largest_bar(p, scene(**v)["numbers"])
+        return seen[idx]
+
+    if math.prod(len(g) for g in grids) <= budget:
+        for idx in np.ndindex(*(len(g) for g in grids)):
+            largest(tuple(int(k) for k in idx))
+        return nice_limit(max(seen.values(), default=0.0))
+    rng = np.random.default_rng(0)
+    for _ in range(budget):
+        idx = tuple(int(rng.choice([0, len(g) - 1])) if rng.random() < 0.5
+                    else int(rng.integers(len(g))) for g in grids)
+        largest(idx)
+    best = max(seen, key=seen.get)
+    grown = True
+    while grown:
+        grown = False
+        for j, g in enumerate(grids):
+            for k in range(len(g)):
+                idx = best[:j] + (k,) + best[j + 1:]
+                if largest(idx) > seen[best]:
+                    best, grown = idx, True
+    return nice_limit(seen[best])
+
+
 # ------------------------------------------------------------------------- plain-number helpers
 
 
@@ -310,6 +368,7 @@ class Experiment:
     dpi = 100
     live_compress_level = 1                  # fast PNG for live updates
     frame_compress_level = 6                 # full-quality PNG for frames
+    redraws = 0                              # full background redraws so far (per instance)
 
     def __init__(self, *, narrow: bool = False, **values: Any) -> None:
         if not isinstance(narrow, bool):
@@ -369,12 +428,22 @@ class Experiment:
         """Move the experiment's own artists; return True if something static changed."""
         return False
 
+    def inactive(self, values: dict) -> dict[str, str]:
+        """Controls that change nothing at ``values`` (all controls' values), each with a
+        one-line reason: shown disabled, the reason as its tooltip and under the readouts.
+        The shared tests check that a control changes what is seen exactly when it is not here.
+
+        >>> from widgets import Probes
+        >>> Probes(path="fixed").inactive({"path": "fixed", "nu": 0.0, "omega": 2.0, "u": 0.5})
+        {'u': 'moves only the line probe: choose probe path = line'}
+        """
+        return {}
+
     # ------------------------------------------------------------------ declared parts
     def _build(self, fig: Figure) -> None:
         """Build the declared top view, the experiment's own artists, the bar panels and the
         reference-point marker, in that order."""
         self._bar_parts: list = []
-        self._bar_limits: list = []
         if self.TOP_VIEW is not None:
             t = self.TOP_VIEW
             self.top, self.door = door_top_view(
@@ -387,7 +456,6 @@ class Experiment:
         self._setup(fig)
         for panel in self.BARS:
             self._bar_parts.append(self._setup_bars(fig, panel))
-            self._bar_limits.append(None)
         if self.REFERENCE is not None:
             self._setup_reference(self.REFERENCE)
 
@@ -471,24 +539,22 @@ class Experiment:
                 self._ref_velocity.set_UVC(v[:1], v[1:2])
         return full
 
+    def fit_span(self, p: Bars) -> tuple:
+        """The controls a panel's axis is fitted over: ``p.span``, or every control (no Play)."""
+        return tuple(p.span) if p.span else tuple(
+            c.name for c in self.CONTROLS if not isinstance(c, Player))
+
     def _fitted_limit(self, i: int, p: Bars) -> float:
-        """``nice_limit`` of the largest bar (or total) over a sweep of the controls in
-        ``p.span`` at the current values of the others; recomputed only when those change."""
+        """``nice_limit`` of the largest bar (or total) over the box of the controls in the
+        panel's span (:meth:`fit_span`) at the current values of any others.  Kept per class and
+        setting of those others: with every control in the span, one fit per class, ever."""
         values = self._scene_values()
-        span = p.span or (self.main_control,)
-        key = tuple((k, repr(v)) for k, v in sorted(values.items()) if k not in span)
-        cached = self._bar_limits[i]
-        if cached is not None and cached[0] == key:
-            return cached[1]
-        grids = [self._specs[c].sweep(p.samples) for c in span]
-        largest = 0.0
-        for combo in np.array(np.meshgrid(*[np.arange(len(g)) for g in grids])).reshape(len(span), -1).T:
-            v = {**values, **{c: grids[j][int(n)] for j, (c, n) in enumerate(zip(span, combo))}}
-            numbers = self.scene(**v)["numbers"]
-            largest = max(largest, float(np.max(np.abs(p.values(numbers)))),
-                          float(np.max(np.abs(numbers[p.total]))) if p.total else 0.0)
-        lim = nice_limit(largest)
-        self._bar_limits[i] = (key, lim)
+        span = self.fit_span(p)
+        key = (type(self), i, tuple((k, repr(v)) for k, v in sorted(values.items()) if k not in span))
+        lim = _FITTED.get(key)
+        if lim is None:
+            lim = _FITTED[key] = fit_limit(type(self).scene, p, {c: self._specs[c] for c in span},
+                                           values)
         return lim
 
     def _scene_values(self) -> dict:
@@ -533,9 +599,18 @@ class Experiment:
         """Recompute the scene from the controls, redraw moving artists, refresh the readouts
         (``live=False``: render only, leave the widget's image and panel alone)."""
         self._render(self._move_artists())
+        self._show_inactive()
         if live:
             self.image.value = self._encode(self.live_compress_level)
             self.readout.value = self.readout_html()
+
+    def _show_inactive(self) -> None:
+        """Disable the controls that do nothing now (:meth:`inactive`), with their reason."""
+        self._inactive = off = self.inactive(self._drawn_values)
+        for name, c in self.controls.items():
+            if getattr(c, "disabled", False) != (name in off):
+                c.disabled = name in off
+                c.tooltip = off.get(name)
 
     def _move_artists(self) -> bool:
         """Scene of the current controls into the artists; True if something static changed."""
@@ -546,8 +621,11 @@ class Experiment:
 
     def readout_html(self, scene: dict | None = None) -> str:
         """The readout panel as HTML (colours inherited, so it suits any theme)."""
+        notes = "".join(f"<div style='font-size:smaller;opacity:0.8'>"
+                        f"{html.escape(self._specs[k].label)}: {html.escape(why)}</div>"
+                        for k, why in getattr(self, "_inactive", {}).items())
         return (f"<div role='status' aria-label='{html.escape(self.title)} readouts'>"
-                f"<b>{html.escape(self.title)}</b>{self.readout_table(scene)}</div>")
+                f"<b>{html.escape(self.title)}</b>{self.readout_table(scene)}{notes}</div>")
 
     def readout_table(self, scene: dict | None = None) -> str:
         """The readout rows as an HTML table (also shown under each static frame)."""
@@ -693,6 +771,7 @@ class Experiment:
             if self.narrow:                          # longer tick labels after a rescale
                 keep_panels_inside(self.figure, self.canvas.get_renderer(), self._narrow_panels)
             self.canvas.draw()                       # static artists only (moving are animated)
+            self.redraws += 1
             self._background = self.canvas.copy_from_bbox(self.figure.bbox)
             self._layer_key = None
             fresh = True

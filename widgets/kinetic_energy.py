@@ -58,7 +58,7 @@ class KineticEnergy(Experiment):
                  (Series("", ("rotation", "coupling", "translation", "kinetic_energy"),
                          (COLORS["green"], COLORS["purple"], COLORS["blue"], COLORS["door"])),),
                  labels=("½ ωᵀ(I_C − mD²)ω", "m v_P·(ω × d)", "½ m |v_P|²", "T = ½ Vᵀ I_P V"),
-                 width=0.6, span=("ref_x", "omega")),)   # ω too: dragging it never redraws
+                 width=0.6),)
     READOUTS = (*BARS[0].readouts(), ("V_P", "V_P", "rad/s, m/s"))
     main_control = "ref_x"
     scene = staticmethod(scene)

@@ -212,7 +212,8 @@ class Live:
             else:
                 clean[k] = float(v)
         exp._set(clean, live=False)                   # scene + blitted render, no encoding
-        return json.dumps({"readouts": exp.readout_table(), "state": exp.state()})
+        return json.dumps({"readouts": exp.readout_table(), "state": exp.state(),
+                           "inactive": exp.inactive(exp.values())})   # control -> reason
 
     def pixels(self, handle: int):
         """The figure's RGBA pixels (h, w, 4) uint8, rows top to bottom (no copy)."""

@@ -91,7 +91,7 @@ class NewtonEuler(Experiment):
                  (Series("I A", "inertial", COLORS["green"]),
                   Series("V ×* I V", "bias", COLORS["purple"])),
                  rect=(0.56, 0.12, 0.41, 0.78), total="total", total_label="total F",
-                 legend="upper left", separators=(2.5,), span=("alpha", "reference")),)
+                 legend="upper left", separators=(2.5,)),)
     main_control = "alpha"
     scene = staticmethod(scene)
 

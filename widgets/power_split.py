@@ -73,9 +73,6 @@ class PowerSplit(Experiment):
                  (Series("", ("rotational_power", "translational_power", "total_power"),
                          (COLORS["green"], COLORS["blue"], COLORS["door"])),),
                  rect=(0.67, 0.12, 0.30, 0.78), labels=("ω·τ_P", "v_P·f", "total V_Pᵀ F_P"),
-                 # fitted over ω's whole range too (power is linear in ω): dragging ω never
-                 # redraws the background, which kept a live ω change above 50 ms
-                 span=("ref_x", "omega"),
                  width=0.6, tick_fontsize=None),)
     READOUTS = (
         *BARS[0].readouts(),

@@ -92,10 +92,14 @@ class Probes(Experiment):
                  ("dv_P/dt", "ω × u", "(A_P)_lin", "d(v_P^c)/dt"),
                  (Series("x", tuple(f"{k}[0]" for k in RATES), COLORS["blue"]),
                   Series("y", tuple(f"{k}[1]" for k in RATES), COLORS["orange"])),
-                 rect=(0.62, 0.14, 0.35, 0.74), width=0.72,
-                 span=("nu", "path", "omega")),)   # ω too: dragging it never redraws
+                 rect=(0.62, 0.14, 0.35, 0.74), width=0.72),)
     main_control = "nu"
     scene = staticmethod(scene)
+
+    def inactive(self, values):
+        if values["path"] == "line":
+            return {}
+        return {"u": "moves only the line probe: choose probe path = line"}
 
     def readout_text(self, scene=None):
         n = (scene or self._scene)["numbers"]

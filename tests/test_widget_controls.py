@@ -1,0 +1,298 @@
+"""Shared guards of every registered experiment's controls and physics (issues 19 and 20).
+
+- **Every control fast**: each declared bar panel is fitted over every control (its span), so no
+  control refits the axis; the bars at random settings stay inside the fitted axis; a
+  single-step change of any control from a random state only blits (no background redraw,
+  counted by ``Experiment.redraws``).  Speed itself is measured by ``benchmarks/bench_controls.py``
+  (not here: no timed tests).
+- **Controls that do nothing are disabled**: at random states, a control changes the scene
+  exactly when the experiment does not list it in ``inactive(values)``; a listed one is shown
+  disabled, its reason as tooltip and under the readouts (live mode gets the reasons too).
+- **The physics is guarded by each oracle**: for every experiment, at its defaults and at a
+  random setting, each number of the scene in turn is corrupted (sign flipped, scaled by 1.01);
+  whenever the corruption reaches what the reader sees (the state or the pixels), the
+  experiment's own ``check`` (tests/test_widget_<module>.py) must fail.  An emptied ``check``
+  fails this guard.
+
+Each guard is a function returning what it found, so the tests can also show that it flags a
+broken experiment (a control outside the span, a redraw on every change, a ``check`` that
+checks nothing).
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import json
+
+import numpy as np
+import pytest
+
+from widgets import EXPERIMENTS, PowerSplit
+from widgets._base import Bars, Player, Slider, fit_limit
+
+NAMES = list(EXPERIMENTS)
+
+
+def physics(name: str):
+    return importlib.import_module("test_widget_" + EXPERIMENTS[name].__module__.rpartition(".")[2])
+
+
+def _specs(cls) -> dict:
+    return {c.name: c for c in cls.CONTROLS if not isinstance(c, Player)}
+
+
+def _grid(spec) -> list:
+    """Every value a reader can set: the slider's step grid, or a choice's options."""
+    if isinstance(spec, Slider):
+        return spec.sweep(int(round((spec.max - spec.min) / spec.step)) + 1)
+    return spec.sweep()
+
+
+def _random_state(cls, rng) -> dict:
+    return {k: (g := _grid(s))[rng.integers(len(g))] for k, s in _specs(cls).items()}
+
+
+def _neighbour(spec, value, rng):
+    """One step of the control from ``value`` (a slider's step, the next or previous option)."""
+    g = _grid(spec)
+    i = int(np.argmin([abs(x - value) for x in g])) if isinstance(spec, Slider) else g.index(value)
+    j = i + (1 if i == 0 else -1 if i == len(g) - 1 else int(rng.choice([-1, 1])))
+    return g[j]
+
+
+# ------------------------------------------------------------------ every control in the span
+
+
+def controls_outside_span(cls) -> list[str]:
+    """Controls a fitted bar panel of ``cls`` is not fitted over (they would refit the axis)."""
+    probe = cls.__new__(cls)
+    out = []
+    for p in cls.BARS:
+        if p.lim is None:
+            out += [k for k in _specs(cls) if k not in probe.fit_span(p) and k not in out]
+    return out
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_control_is_in_the_fitted_span(name):
+    assert controls_outside_span(EXPERIMENTS[name]) == []
+
+
+def test_the_span_guard_flags_a_control_outside():
+    p = PowerSplit.BARS[0]
+    narrow_span = type("NarrowSpan", (PowerSplit,), {"BARS": (Bars(**{**p.__dict__, "span": ("ref_x",)}),)})
+    assert controls_outside_span(narrow_span) == ["push_angle", "omega"]
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if EXPERIMENTS[n].BARS])
+def test_bars_stay_inside_the_fitted_axis(name):
+    """At defaults and 60 random settings no bar (or total) is beyond the axis the fit chose,
+    and the largest bar of the fit fills more than half of it."""
+    cls = EXPERIMENTS[name]
+    e = cls()
+    rng = np.random.default_rng(11)
+    try:
+        for i, p in enumerate(cls.BARS):
+            lim = e.bar_axes(i).get_ylim()[1]
+            assert e.bar_axes(i).get_ylim()[0] == -lim
+            for values in [e.values()] + [_random_state(cls, rng) for _ in range(60)]:
+                n = cls.scene(**values)["numbers"]
+                bars = np.r_[p.values(n).ravel(), np.asarray(n[p.total], float).ravel() if p.total else []]
+                assert np.max(np.abs(bars)) <= lim, (name, values, lim)
+            if p.lim is None:
+                assert lim == fit_limit(cls.scene, p, _specs(cls), {})
+    finally:
+        e.close()
+
+
+# ------------------------------------------------------------------ an ordinary change blits
+
+
+def redrawing_steps(exp, rng, states: int = 3) -> list[tuple]:
+    """(control, from, to) of single-step changes, from random states, that redrew the
+    background instead of only blitting."""
+    out = []
+    specs = _specs(type(exp))
+    for _ in range(states):
+        for name, spec in specs.items():
+            exp.set(**_random_state(type(exp), rng))
+            old = exp.values()[name]
+            new = _neighbour(spec, old, rng)
+            before = exp.redraws
+            exp.set(**{name: new})
+            if exp.redraws != before:
+                out.append((name, old, new))
+    return out
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_single_step_of_any_control_only_blits(name):
+    e = EXPERIMENTS[name]()
+    try:
+        assert redrawing_steps(e, np.random.default_rng(3)) == []
+    finally:
+        e.close()
+
+
+def test_the_blit_guard_flags_a_redraw():
+    always = type("AlwaysRedraws", (PowerSplit,), {"_draw": lambda self, s: True})
+    e = always()
+    try:
+        assert len(redrawing_steps(e, np.random.default_rng(3), states=1)) == len(_specs(always))
+    finally:
+        e.close()
+
+
+# --------------------------------------------------------------- inactive controls, disabled
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, str) or isinstance(b, str):
+        return a == b
+    return np.array_equal(np.asarray(a, float), np.asarray(b, float))
+
+
+def _seen(exp):
+    """What the reader sees: the readout table and the figure's pixels."""
+    return exp.readout_table(), np.asarray(exp.canvas.buffer_rgba()).tobytes()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_control_changes_what_is_seen_exactly_when_active(name):
+    """At random states, moving a control changes the readouts or the figure unless the
+    experiment lists it in ``inactive``; a listed one changes neither and is disabled."""
+    cls = EXPERIMENTS[name]
+    e = cls()
+    rng = np.random.default_rng(5)
+    try:
+        for _ in range(6):
+            values = _random_state(cls, rng)
+            e.set(**values)
+            base = _seen(e)
+            off = e.inactive(e.values())
+            assert set(off) <= set(_specs(cls)) and all(isinstance(r, str) and r and "\n" not in r
+                                                       for r in off.values()), off
+            for k, spec in _specs(cls).items():
+                assert e.controls[k].disabled == (k in off), (name, k)
+                others = [v for v in _grid(spec) if v != values[k]]
+                changed = []
+                for j in rng.choice(len(others), min(4, len(others)), replace=False):
+                    e.set(**{k: others[j]})
+                    changed.append(_seen(e) != base)
+                    e.set(**{k: values[k]})
+                if k in off:
+                    assert not any(changed), (name, k, values, "listed inactive but changes what is seen")
+                else:
+                    assert any(changed), (name, k, values, "changes nothing seen: list it in inactive()")
+    finally:
+        e.close()
+
+
+def test_probe_speed_is_disabled_with_its_reason_unless_the_path_is_a_line():
+    from widgets.live import Live
+    e = EXPERIMENTS["probes"](path="material")
+    try:
+        u = e.controls["u"]
+        assert u.disabled and "path = line" in u.tooltip
+        assert "path = line" in e.readout.value
+        assert not any(c.disabled for k, c in e.controls.items() if k != "u")
+        e.set(path="line")
+        assert not u.disabled and not u.tooltip and "path = line" not in e.readout.value
+        e.set(path="fixed")
+        assert u.disabled
+    finally:
+        e.close()
+    live = Live()
+    h = json.loads(live.create("probes"))["handle"]
+    assert "u" in json.loads(live.update(h, json.dumps({"path": "fixed"})))["inactive"]
+    assert json.loads(live.update(h, json.dumps({"path": "line"})))["inactive"] == {}
+    live.close(h)
+
+
+# ---------------------------------------------------------- a corrupted scene fails the oracle
+
+
+def _leaves(tree, path=()):
+    """(path, array) of every float leaf of a scene (dicts walked; strings and integer
+    leaves, which index or count, skipped)."""
+    if isinstance(tree, dict):
+        for k, v in tree.items():
+            yield from _leaves(v, path + (k,))
+    elif not isinstance(tree, (str, bool)) and tree is not None:
+        a = np.asarray(tree)
+        if a.dtype.kind == "f":
+            yield path, a.astype(float)
+
+
+def _replaced(tree, path, value):
+    out = copy.copy(tree)
+    if len(path) == 1:
+        out[path[0]] = value
+    else:
+        out[path[0]] = _replaced(tree[path[0]], path[1:], value)
+    return out
+
+
+def corruptions_missed(exp, check, values: dict) -> tuple[list[str], int]:
+    """Corrupt each nonzero number of the scene at ``values`` in turn (sign flipped, then
+    scaled by 1.01; 12 numbers of a long array) and draw it; return the corruptions the reader would see (state or pixels
+    changed) that ``check`` let through, and how many were seen."""
+    exp.set(**values)
+    cls = type(exp)
+    clean = cls.scene(**exp.values())
+    state = exp.state()
+    pixels = np.asarray(exp.canvas.buffer_rgba()).copy()
+    missed, seen = [], 0
+    rng = np.random.default_rng(23)
+    try:
+        for path, a in _leaves(clean):
+            # round-off zeros (|x| < 1e-9) stay round-off zeros when corrupted: skipped
+            indices = list(zip(*np.nonzero(np.abs(a) >= 1e-9))) if a.ndim else [()] if abs(a) >= 1e-9 else []
+            if len(indices) > 12:                      # a long polyline: 12 of its numbers
+                indices = [indices[i] for i in rng.choice(len(indices), 12, replace=False)]
+            for index in indices:
+                for factor in (-1.0, 1.01):
+                    bad = a.copy()
+                    bad[index] *= factor
+                    corrupted = _replaced(clean, path, bad if a.ndim else float(bad))
+                    exp.scene = lambda **v: corrupted
+                    exp.update(live=False)
+                    st = exp.state()
+                    if _same(st, state) and np.array_equal(np.asarray(exp.canvas.buffer_rgba()), pixels):
+                        continue                       # nothing the reader sees changed
+                    seen += 1
+                    try:
+                        check(exp, st)
+                    except AssertionError:
+                        continue
+                    missed.append(f"{'/'.join(map(str, path))}{list(index)} x {factor}")
+    finally:
+        del exp.scene
+        exp.update(live=False)
+    return missed, seen
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_corrupted_scene_fails_the_oracle(name):
+    cls = EXPERIMENTS[name]
+    e = cls()
+    check = physics(name).check
+    try:
+        for values in (e.values(), _random_state(cls, np.random.default_rng(19))):
+            missed, seen = corruptions_missed(e, check, values)
+            assert seen > 0 and missed == [], (name, values, missed)
+    finally:
+        e.close()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_corruption_guard_flags_an_emptied_check(name):
+    e = EXPERIMENTS[name]()
+    try:
+        missed, seen = corruptions_missed(e, lambda exp, st: None, e.values())
+        assert seen > 0 and len(missed) == seen
+    finally:
+        e.close()
