@@ -336,7 +336,7 @@ def _button(name: str, uid: str, src: str, megabytes: float) -> str:
             "s.src=b.getAttribute('data-sb-src');s.onload=function(){window.sbLive.start(b);};"
             "s.onerror=function(){b.textContent='Live mode unavailable';};"
             "document.head.appendChild(s);\">Run live</button> "
-            '<progress class="sb-live-progress" hidden></progress>'
+            '<progress class="sb-live-progress" aria-label="starting live mode" hidden></progress>'
             '<span class="sb-live-status" role="status" hidden></span>'
             "<span class=\"sb-live-hint\">every control runs the book's Python in your browser; "
             f"the first start downloads {megabytes:.0f} MB, later pages start from the "

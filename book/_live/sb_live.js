@@ -6,8 +6,10 @@
  * Pyodide from the site itself (../_pyodide/, no CDN, the browser's ordinary HTTP cache), the
  * book's spatialbook and widgets packages, and runs widgets/live.py.  For each experiment this
  * file builds HTML controls from the experiment's CONTROLS specs (sliders, segmented choices,
- * play), sends the control values to the worker on a change and paints the RGBA pixels it
- * sends back (a transferred ArrayBuffer) with putImageData; the readouts are the experiment's
+ * play), sends the control values to the worker on a change and shows the pixels it sends
+ * back (an ImageBitmap made in the worker, handed to a "bitmaprenderer" canvas without a
+ * copy; putImageData of a transferred RGBA buffer where ImageBitmap is missing); the readouts
+ * are the experiment's
  * own readout table.  While a change is computed, only the newest values are kept (a drag
  * never queues up stale frames).  No physics or drawing here.
  */
@@ -180,7 +182,8 @@
     this.canvas = el("canvas", { width: info.width, height: info.height, role: "img",
       "class": "sb-live-canvas",
       "aria-label": (player.querySelector("img.sb-frame") || {}).alt || info.title });
-    this.ctx = this.canvas.getContext("2d");
+    this.ctx = null;          // a canvas gets one kind of context: made on the first frame
+    this.bitmaps = null;
     this.readout = el("div", { "class": "sb-readout sb-live-readout", "aria-live": "polite" });
     root.appendChild(controls);
     root.appendChild(this.canvas);
@@ -232,15 +235,20 @@
     var self = this;
     this.relayingOut = true;
     delete experiments[this.id];
-    create(this.id, this.name, narrow, this.values()).then(function (m) {
+    // an update in flight for the old layout is dropped; changes made meanwhile are sent next
+    var done = function () {
       experiments[self.id] = self;
       self.relayingOut = false;
+      self.inflight = null;
+      if (self.pending !== null) { self.send(); } else { self.busy = false; }
+    };
+    create(this.id, this.name, narrow, this.values()).then(function (m) {
       self.layout(m.info);
       self.paint(m);
+      done();
     }, function (e) {
-      experiments[self.id] = self;
-      self.relayingOut = false;
       console.warn("sb_live: " + e.message);
+      done();
     });
   };
 
@@ -281,8 +289,13 @@
 
   Experiment.prototype.paint = function (m) {
     var t = performance.now();
-    var image = new ImageData(new Uint8ClampedArray(m.pixels), this.width, this.height);
-    this.ctx.putImageData(image, 0, 0);
+    if (m.bitmap) {            // made in the worker: handed over, no copy on the main thread
+      if (!this.bitmaps) { this.bitmaps = this.canvas.getContext("bitmaprenderer"); }
+      this.bitmaps.transferFromImageBitmap(m.bitmap);
+    } else {
+      if (!this.ctx) { this.ctx = this.canvas.getContext("2d"); }
+      this.ctx.putImageData(new ImageData(new Uint8ClampedArray(m.pixels), m.width, m.height), 0, 0);
+    }
     if (m.readouts !== this.readoutHtml) { this.readout.innerHTML = m.readouts; }
     this.paintTimes.push(performance.now() - t);     // main-thread ms of this frame (script)
     this.readoutHtml = m.readouts;

@@ -10,11 +10,13 @@
  *   {type: "update", id, values}                -> {type: "frame", id, ...}
  *
  * where a frame carries the RGBA pixels of the experiment's blitted Agg canvas as a
- * transferred ArrayBuffer, the readout table's HTML and the experiment's state (numbers).
+ * transferred ImageBitmap (or ArrayBuffer), the readout table's HTML and the experiment's
+ * state (numbers).
  * Physics and drawing are the experiment's own Python (widgets/live.py); nothing here.
  *
  * Every file is fetched with the browser's ordinary HTTP cache (no query strings), so a second
- * page of the site starts from the cache; the wheels carry the lock file's sha256 as
+ * page of the site starts from the cache (and the interpreter's WebAssembly is given to Pyodide
+ * as the browser's own response, so its compiled code can be cached with it); the wheels carry the lock file's sha256 as
  * subresource integrity, as Pyodide's own loader would.
  */
 "use strict";
@@ -44,39 +46,63 @@ function hexToBase64(hex) {
   return btoa(s);
 }
 
-// Download every big file now, in parallel, counting bytes for the progress bar.
+// Bytes downloaded so far, for the progress bar (reported at most every 50 ms).
+var bytes = { loaded: 0, total: 0, known: 0, expected: 0, last: 0 };
+function report(force) {
+  var now = performance.now();
+  if (!force && now - bytes.last < 50) { return; }
+  bytes.last = now;
+  post({ type: "progress", phase: "download", loaded: bytes.loaded,
+         total: bytes.known === bytes.expected ? bytes.total : 0 });
+}
+
+// Read a response's body to the end, counting its bytes; the chunks, joined.
+async function counted(r, keep) {
+  bytes.total += parseInt(r.headers.get("Content-Length") || "0", 10);
+  bytes.known += 1;
+  report();
+  var reader = r.body.getReader(), chunks = [], n = 0;
+  for (;;) {
+    var step = await reader.read();
+    if (step.done) { break; }
+    if (keep) { chunks.push(step.value); }
+    n += step.value.length; bytes.loaded += step.value.length;
+    report();
+  }
+  if (!keep) { return null; }
+  var buf = new Uint8Array(n), at = 0;
+  chunks.forEach(function (c) { buf.set(c, at); at += c.length; });
+  return buf.buffer;
+}
+
+// Download the files Pyodide would ask for only later (the standard library, the wheels, the
+// book's zips) now, in parallel, with the interpreter.
 function download(files) {
-  var loaded = 0, total = 0, known = 0;
-  var report = function () {
-    post({ type: "progress", phase: "download", loaded: loaded,
-           total: known === files.length ? total : 0 });
-  };
   return Promise.all(files.map(function (f) {
     var p = fetch(f.url, f.integrity ? { integrity: f.integrity } : {}).then(async function (r) {
       if (!r.ok) { throw new Error(f.url + ": HTTP " + r.status); }
-      var size = parseInt(r.headers.get("Content-Length") || "0", 10);
-      total += size; known += 1;
-      report();
-      var reader = r.body.getReader(), chunks = [], n = 0;
-      for (;;) {
-        var step = await reader.read();
-        if (step.done) { break; }
-        chunks.push(step.value); n += step.value.length; loaded += step.value.length;
-        report();
-      }
-      var buf = new Uint8Array(n), at = 0;
-      chunks.forEach(function (c) { buf.set(c, at); at += c.length; });
-      return { buf: buf.buffer, type: r.headers.get("Content-Type") || "application/octet-stream" };
+      var type = r.headers.get("Content-Type") || "application/octet-stream";
+      return { buf: await counted(r, true), type: type };
     });
     prefetched[f.url] = p;
     return p;
-  })).then(function () { return { loaded: loaded, total: total }; });
+  }));
 }
 
-// Pyodide's loaders fetch the files downloaded above: hand them the bytes (once).
+// Pyodide's loaders fetch the files downloaded above: hand them the bytes (once).  The
+// interpreter's WebAssembly goes to Pyodide as the browser's own response (so the browser can
+// keep its compiled code with the cached file); a copy of its stream only counts the bytes.
 var networkFetch = self.fetch.bind(self);
+var wasmUrl = null, wasmDone = null, wasmSeenResolve;
+var wasmSeen = new Promise(function (resolve) { wasmSeenResolve = resolve; });
 self.fetch = function (input, init) {
   var url = String(input instanceof Request ? input.url : input);
+  if (url === wasmUrl && !wasmDone) {
+    var r = networkFetch(input, init);
+    wasmDone = r.then(function (resp) { return resp.ok ? counted(resp.clone(), false) : null; });
+    wasmSeenResolve();
+    return r;
+  }
   var p = prefetched[url];
   if (!p) { return networkFetch(input, init); }
   delete prefetched[url];
@@ -101,8 +127,8 @@ async function boot(msg) {
     wheels[name] = pkg;
     todo = todo.concat(pkg.depends || []);
   }
+  wasmUrl = pyBase + "pyodide.asm.wasm";
   var files = [
-    { url: pyBase + "pyodide.asm.wasm" },
     { url: liveBase + "python_stdlib_pyc.zip" },
     { url: liveBase + "sb_bytecode.zip" },
     { url: liveBase + "sb_packages.zip" }
@@ -111,6 +137,7 @@ async function boot(msg) {
     files.push({ url: new URL(wheels[n].file_name, pyBase).href,
                  integrity: "sha256-" + hexToBase64(wheels[n].sha256) });
   });
+  bytes.expected = files.length + 1;                      // + the interpreter's wasm
   var downloading = download(files);
   var zips = Promise.all([prefetched[liveBase + "sb_bytecode.zip"],
                           prefetched[liveBase + "sb_packages.zip"]]);
@@ -123,9 +150,13 @@ async function boot(msg) {
     stdLibURL: liveBase + "python_stdlib_pyc.zip",      // the standard library + its bytecode
     stdout: function () {}, stderr: function (m) { console.warn(m); }
   });
-  var got = await downloading;
+  await downloading;
+  // the wasm's fetch starts inside loadPyodide (which fails early if it cannot start)
+  await Promise.race([wasmSeen, starting.then(function () { return wasmSeen; })]);
+  await wasmDone;
   lap("download");
-  post({ type: "progress", phase: "download", loaded: got.loaded, total: got.total, done: true });
+  report(true);
+  post({ type: "progress", phase: "download", loaded: bytes.loaded, total: bytes.total, done: true });
   step("starting Python");
   pyodide = await starting;
   lap("start Python");
@@ -145,20 +176,30 @@ async function boot(msg) {
   return times;
 }
 
-function frame(id, out, handle, extra) {
+// The figure's pixels as an ImageBitmap (made here, off the main thread; transferred, so the
+// page only hands it to its canvas), or as a transferred RGBA ArrayBuffer where
+// createImageBitmap is missing.
+async function frame(id, out, handle, extra) {
   var px = live.pixels(handle);
   var view = px.getBuffer("u8clamped");
-  var copy;
+  var copy, w, h;
   try {
+    h = view.shape[0]; w = view.shape[1];
     copy = new Uint8ClampedArray(view.data);              // a copy the page can own
   } finally {
     view.release();
     px.destroy();
   }
-  var msg = { type: "frame", id: id, pixels: copy.buffer, readouts: out.readouts,
+  var msg = { type: "frame", id: id, width: w, height: h, readouts: out.readouts,
               state: out.state };
   for (var k in extra) { msg[k] = extra[k]; }
-  post(msg, [copy.buffer]);
+  if (typeof createImageBitmap === "function") {
+    msg.bitmap = await createImageBitmap(new ImageData(copy, w, h));
+    post(msg, [msg.bitmap]);
+  } else {
+    msg.pixels = copy.buffer;
+    post(msg, [copy.buffer]);
+  }
 }
 
 var handles = {};          // page's experiment id -> Python handle
@@ -181,11 +222,11 @@ self.onmessage = async function (ev) {
       handles[msg.id] = info.handle;
       var out = JSON.parse(live.update(info.handle, JSON.stringify(msg.values || {})));
       info.values = JSON.parse(live.values(info.handle));
-      frame(msg.id, out, info.handle, { info: info, pythonMs: performance.now() - t0 });
+      await frame(msg.id, out, info.handle, { info: info, pythonMs: performance.now() - t0 });
     } else if (msg.type === "update") {
       var h = handles[msg.id];
       var res = JSON.parse(live.update(h, JSON.stringify(msg.values)));
-      frame(msg.id, res, h, { pythonMs: performance.now() - t0 });
+      await frame(msg.id, res, h, { pythonMs: performance.now() - t0 });
     }
   } catch (e) {
     post({ type: "error", id: msg.id, message: String(e && e.message ? e.message : e) });
