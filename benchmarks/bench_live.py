@@ -120,9 +120,10 @@ def control_times(page, root, cls, changes: int, rng) -> dict[str, tuple[list, l
     out = {}
     for c in movable:
         base = {o.name: random_value(o, rng) for o in movable if o is not c}
-        n0 = root.evaluate(JS_INFO)["updates"]
-        page.evaluate(JS_SET, [root.element_handle(), base])
-        wait_update(page, root, n0)
+        if base:                           # (an experiment with one control has none)
+            n0 = root.evaluate(JS_INFO)["updates"]
+            page.evaluate(JS_SET, [root.element_handle(), base])
+            wait_update(page, root, n0)
         root.evaluate("r => { r.sbLive.times.length = 0; r.sbLive.pythonTimes.length = 0; }")
         done = 0
         while done < changes:
