@@ -6,7 +6,8 @@ stages, in ``<outdir>/../_sb_live/`` (appended to ``html_extra_path``, so Sphinx
 the site's root):
 
 * ``_pyodide/``: the verified Pyodide distribution (``tools/pyodide_dist.py``);
-* ``_live/sb_live.js``: the one browser adapter of every experiment (``book/_live/``);
+* ``_live/sb_live.js`` and ``_live/sb_worker.js``: the one browser adapter of every experiment
+  (main thread: controls and painting) and the Web Worker that runs Python (``book/_live/``);
 * ``_live/sb_packages.zip``: the book's ``spatialbook`` and ``widgets`` packages as they are in
   the working tree, plus matplotlib's prebuilt font list, unpacked into Pyodide on first use;
 * ``_live/sb_bytecode.zip`` and ``_live/python_stdlib_pyc.zip``: the distribution's Python
@@ -15,10 +16,13 @@ the site's root):
 
 At ``html-page-context`` it adds, to every frame player that shows a registered experiment
 (recognised by its picture's alt text, ``Experiment.alt``), a "Run live" button, and moves
-the players' phone-layout frames into files (``move_narrow_frames``).  The button
-carries only a few attributes and an inline click handler: before the click the page loads
-nothing new.  The first click loads the adapter and Pyodide (once per page, shared by the
-page's experiments).  The stored notebook outputs are not touched.
+the players' phone-layout frames into files (``move_narrow_frames``).  A player whose pictures
+have their own alt text (ch02's probe sweep) is recognised by the control names of its
+``data-sb-settings``.  The button carries only a few attributes, an inline click handler (it
+shows the progress bar at once) and a hidden progress bar: before the click the page loads
+nothing new.  The first click loads the adapter, which starts Pyodide in a Web Worker (once
+per page, shared by the page's experiments); the files come from the browser's HTTP cache on
+the next page (plain URLs, no query strings).  The stored notebook outputs are not touched.
 
 When the distribution cannot be fetched (no network, no cache), the book still builds: every
 player gets a short note saying that live mode is not available in this build, and the frames
@@ -240,7 +244,8 @@ def stage_live(staging: Path) -> str | None:
     live = staging / "_live"
     shutil.rmtree(live, ignore_errors=True)             # nothing stale from an older build
     live.mkdir(parents=True)
-    shutil.copy2(ADAPTER, live / ADAPTER.name)
+    for script in sorted(ADAPTER.parent.glob("*.js")):     # sb_live.js, sb_worker.js
+        shutil.copy2(script, live / script.name)
     packages_zip(live / "sb_packages.zip", pyodide_dist.FONTLIST)
     try:
         pyodide_dist.stage(staging / "_pyodide")
@@ -258,15 +263,47 @@ def stage_live(staging: Path) -> str | None:
     return None
 
 
+def first_start_bytes(staging: Path) -> int:
+    """Bytes the first start downloads (what sb_worker.js fetches): the interpreter, the
+    standard library with bytecode, the book's zips and scripts, and the wheels of numpy and
+    matplotlib with their dependencies (from the lock file).  0 when nothing is staged."""
+    import json
+
+    lock_file = staging / "_pyodide" / "pyodide-lock.json"
+    if not lock_file.is_file():
+        return 0
+    lock = json.loads(lock_file.read_text())["packages"]
+    wheels, todo = set(), ["numpy", "matplotlib"]
+    while todo:
+        name = todo.pop()
+        if name in wheels or name not in lock:
+            continue
+        wheels.add(name)
+        todo += lock[name].get("depends", [])
+    files = [staging / "_pyodide" / n for n in ("pyodide.js", "pyodide.asm.js",
+                                                  "pyodide.asm.wasm", "pyodide-lock.json")]
+    files += [staging / "_pyodide" / lock[n]["file_name"] for n in wheels]
+    files += [p for p in (staging / "_live").iterdir() if p.name != "bytecode.inputs"]
+    return sum(p.stat().st_size for p in files if p.is_file())
+
+
+def _settings_names() -> dict[frozenset, str]:
+    """The control names of each registered experiment (its players' settings) -> name."""
+    from widgets import EXPERIMENTS, Player
+
+    out: dict[frozenset, list] = {}
+    for name, cls in EXPERIMENTS.items():
+        key = frozenset(c.name for c in cls.CONTROLS if not isinstance(c, Player))
+        out.setdefault(key, []).append(name)
+    return {k: v[0] for k, v in out.items() if len(v) == 1}     # unambiguous ones only
+
+
 def _config_inited(app, config) -> None:
     staging = Path(app.outdir).resolve().parent / "_sb_live"
     app.env_sb_live_problem = stage_live(staging)
     app.sb_live_names = _alt_names()
-    # what the first start downloads: everything staged but the plain standard library (the
-    # adapter loads the one with bytecode) and the ES-module twin of pyodide.js
-    unused = {"python_stdlib.zip", "pyodide.mjs", "bytecode.inputs"}
-    app.sb_live_mb = sum(p.stat().st_size for p in staging.rglob("*")
-                         if p.is_file() and p.name not in unused) / 1e6
+    app.sb_live_settings = _settings_names()
+    app.sb_live_mb = first_start_bytes(staging) / 1e6
     extra = list(config.html_extra_path or [])
     if str(staging) not in extra:
         extra.append(str(staging))
@@ -278,17 +315,36 @@ _NOTE = ('<p class="sb-live-note">Live mode is not available in this build (the 
          'below work without it.</p>')
 
 
+_FILE_HINT = ("Live mode needs the book served over http (make serve); opened from a file, "
+              "the frames below work")
+
+
 def _button(name: str, uid: str, src: str, megabytes: float) -> str:
+    """The Run live bar: button, hidden progress bar and status, hint.  The click shows the
+    progress bar at once (before the adapter has loaded); opened from a file, an inline
+    script disables the button and says why (nothing is fetched)."""
     return (f'<div class="sb-live-bar">'
-            f'<button type="button" class="sb-live-button" '
+            f'<button type="button" class="sb-live-button" aria-pressed="false" '
             f'id="{uid}-live" data-sb-experiment="{name}" data-sb-src="{src}" '
-            'onclick="var b=this;if(window.sbLive){window.sbLive.start(b);return;}'
-            'b.disabled=true;b.textContent=\'Loading...\';var s=document.createElement(\'script\');'
-            's.src=b.getAttribute(\'data-sb-src\');s.onload=function(){window.sbLive.start(b);};'
-            's.onerror=function(){b.textContent=\'Live mode unavailable\';};'
-            'document.head.appendChild(s);">Run live</button> '
-            '<span class="sb-live-hint">every control, computed in your browser '
-            f'(the first start loads {megabytes:.0f} MB once)</span></div>\n')
+            "onclick=\"var b=this,p=b.parentNode;if(window.sbLive){window.sbLive.start(b);return;}"
+            "if(b.disabled){return;}b.disabled=true;b.textContent='Starting…';"
+            "p.querySelector('progress').hidden=false;"
+            "var t=p.querySelector('.sb-live-status');t.hidden=false;"
+            "t.textContent='loading the live adapter…';"
+            "p.querySelector('.sb-live-hint').hidden=true;"
+            "var s=document.createElement('script');"
+            "s.src=b.getAttribute('data-sb-src');s.onload=function(){window.sbLive.start(b);};"
+            "s.onerror=function(){b.textContent='Live mode unavailable';};"
+            "document.head.appendChild(s);\">Run live</button> "
+            '<progress class="sb-live-progress" aria-label="starting live mode" hidden></progress>'
+            '<span class="sb-live-status" role="status" hidden></span>'
+            "<span class=\"sb-live-hint\">every control runs the book's Python in your browser; "
+            f"the first start downloads {megabytes:.0f} MB, later pages start from the "
+            "browser's cache</span>"
+            '<script>(function(s){if(location.protocol!=="file:"){return;}var p=s.parentNode;'
+            'p.querySelector("button").disabled=true;'
+            f'p.querySelector(".sb-live-hint").textContent="{_FILE_HINT}";}})(document.currentScript);'
+            '</script></div>\n')
 
 
 def _page_context(app, pagename, templatename, context, doctree) -> None:
@@ -303,6 +359,13 @@ def _page_context(app, pagename, templatename, context, doctree) -> None:
         uid = m.group(1)
         alt = re.search(rf'id="{uid}-img" src="[^"]*" alt="([^"]*)"', body[m.end():])
         name = names.get(alt.group(1)) if alt else None
+        if name is None:       # a player with its own alt text: known by its controls' names
+            settings = re.search(r"data-sb-settings='([^']*)'|data-sb-settings=\"([^\"]*)\"",
+                                 m.group(0))
+            if settings:
+                import json
+                raw = html.unescape(settings.group(1) or settings.group(2))
+                name = app.sb_live_settings.get(frozenset(json.loads(raw)))
         if name is None:
             return m.group(0)
         return m.group(0) + "\n" + (_NOTE if problem else _button(name, uid, src, app.sb_live_mb))

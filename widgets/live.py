@@ -222,5 +222,9 @@ class Live:
     def state(self, handle: int) -> str:
         return json.dumps(self._experiments[handle].state())
 
+    def values(self, handle: int) -> str:
+        """The experiment's control values (JSON object), as the adapter's controls show them."""
+        return json.dumps({k: _plain_option(v) for k, v in self._experiments[handle].values().items()})
+
 
 LIVE = Live()

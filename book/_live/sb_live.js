@@ -1,12 +1,17 @@
-/* Live mode of the static book: the one browser adapter of every experiment.
+/* Live mode of the static book: the one browser adapter of every experiment (main thread).
  *
- * Loaded by the first click on a "Run live" button (tools/sb_live.py adds the buttons).  It
- * loads Pyodide from the site itself (../_pyodide/, no CDN) ONCE per page, shares it between
- * the page's experiments, unpacks the book's spatialbook and widgets packages (sb_packages.zip)
- * and runs widgets/live.py.  For each experiment it builds HTML controls from the experiment's
- * CONTROLS specs (sliders, toggle choices, play), calls the experiment's own Python on every
- * change and copies the blitted Agg canvas's RGBA pixels into an HTML canvas (ImageData, no
- * PNG).  The readouts are the experiment's own readout table.  No physics or drawing here.
+ * Loaded by the first click on a "Run live" button (tools/sb_live.py adds the buttons, each
+ * with a hidden progress bar the click shows at once).  Python never runs on the page's main
+ * thread: one Web Worker per page (sb_worker.js, shared by the page's experiments) downloads
+ * Pyodide from the site itself (../_pyodide/, no CDN, the browser's ordinary HTTP cache), the
+ * book's spatialbook and widgets packages, and runs widgets/live.py.  For each experiment this
+ * file builds HTML controls from the experiment's CONTROLS specs (sliders, segmented choices,
+ * play), sends the control values to the worker on a change and shows the pixels it sends
+ * back (an ImageBitmap made in the worker, handed to a "bitmaprenderer" canvas without a
+ * copy; putImageData of a transferred RGBA buffer where ImageBitmap is missing); the readouts
+ * are the experiment's
+ * own readout table.  While a change is computed, only the newest values are kept (a drag
+ * never queues up stale frames).  No physics or drawing here.
  */
 (function () {
   "use strict";
@@ -14,67 +19,62 @@
   var script = document.currentScript;
   var base = new URL(".", script ? script.src : document.baseURI).href;   // .../_live/
   var pyodideBase = new URL("../_pyodide/", base).href;
+  var worker = null;
   var booting = null;
+  var experiments = {};      // id -> Experiment (or a pending creation)
+  var creating = {};         // id -> {resolve, reject}
+  var progressListeners = [];
   var counter = 0;
 
-  var BOOT = [
-    "import importlib, importlib.util, os, sys",
-    "importlib.invalidate_caches()",
-    "sys.path.insert(0, '/home/pyodide/sb')",
-    "_spec = importlib.util.spec_from_file_location('sb_live', '/home/pyodide/sb/widgets/live.py')",
-    "_m = importlib.util.module_from_spec(_spec); sys.modules['sb_live'] = _m; _spec.loader.exec_module(_m)",
-    "_m.install_ipywidgets_stand_in()",
-    "_m.install_fontlist('/home/pyodide/sb/fontlist-v330.json')",
-    "_m.lighten_matplotlib_import()",
-    "import widgets",
-    "_m.LIVE"
-  ].join("\n");
+  function mb(bytes) { return (bytes / 1e6).toFixed(bytes < 1e7 ? 1 : 0); }
 
-  function loadScript(src) {
-    return new Promise(function (resolve, reject) {
-      var s = document.createElement("script");
-      s.src = src;
-      s.onload = resolve;
-      s.onerror = function () { reject(new Error("could not load " + src)); };
-      document.head.appendChild(s);
-    });
-  }
-
-  // The page's one interpreter: a promise of the Python object sb_live.LIVE.
+  // The page's one worker: a promise resolved when Python and widgets are loaded.
   function boot() {
     if (booting) { return booting; }
-    booting = (async function () {
-      var t = performance.now(), times = {};
-      var lap = function (name) { var n = performance.now(); times[name] = n - t; t = n; };
-      window.sbLive.bootTimes = times;
-      var zip = fetch(base + "sb_packages.zip").then(function (r) {
-        if (!r.ok) { throw new Error("sb_packages.zip: HTTP " + r.status); }
-        return r.arrayBuffer();
-      });
-      var bytecode = fetch(base + "sb_bytecode.zip").then(function (r) {
-        if (!r.ok) { throw new Error("sb_bytecode.zip: HTTP " + r.status); }
-        return r.arrayBuffer();
-      });
-      await loadScript(pyodideBase + "pyodide.js");
-      lap("pyodide.js");
-      // the wheels download while the interpreter starts (loadPyodide's packages option)
-      var pyodide = await window.loadPyodide({
-        indexURL: pyodideBase, fullStdLib: false, packages: ["numpy", "matplotlib"],
-        stdLibURL: base + "python_stdlib_pyc.zip",      // the standard library + its bytecode
-        stdout: function () {}, stderr: function (msg) { console.warn(msg); }
-      });
-      lap("interpreter+numpy+matplotlib");
-      // compiled bytecode of the wheels, next to their installed sources
-      pyodide.unpackArchive(await bytecode, "zip", { extractDir: "/" });
-      pyodide.unpackArchive(await zip, "zip", { extractDir: "/home/pyodide/sb" });
-      lap("unpack");
-      window.sbLive.pyodide = pyodide;
-      var live = pyodide.runPython(BOOT);
-      lap("import widgets");
-      return live;
-    })();
-    booting.catch(function () { booting = null; });      // a later click may try again
+    booting = new Promise(function (resolve, reject) {
+      worker = new Worker(base + "sb_worker.js");
+      window.sbLive.worker = worker;
+      window.sbLive.downloaded = 0;
+      worker.onmessage = function (ev) {
+        var m = ev.data;
+        if (m.type === "progress") {
+          if (m.phase === "download") { window.sbLive.downloaded = m.loaded; }
+          progressListeners.forEach(function (fn) { fn(m); });
+        } else if (m.type === "ready") {
+          window.sbLive.bootTimes = m.times;
+          resolve();
+        } else if (m.type === "frame") {
+          if (creating[m.id]) {
+            var c = creating[m.id]; delete creating[m.id]; c.resolve(m);
+          } else if (experiments[m.id]) {
+            experiments[m.id].onFrame(m);
+          }
+        } else if (m.type === "error") {
+          console.warn("sb_live: " + m.message);
+          if (m.id !== undefined && creating[m.id]) {
+            var d = creating[m.id]; delete creating[m.id]; d.reject(new Error(m.message));
+          } else if (m.id !== undefined && experiments[m.id]) {
+            experiments[m.id].onError(m.message);
+          } else {
+            reject(new Error(m.message));
+          }
+        }
+      };
+      worker.onerror = function (e) { reject(new Error("worker: " + (e.message || e))); };
+      worker.postMessage({ type: "boot", pyodideBase: pyodideBase, liveBase: base });
+    });
+    booting.catch(function () {          // a later click may try again
+      booting = null;
+      if (worker) { worker.terminate(); worker = null; }
+    });
     return booting;
+  }
+
+  function create(id, name, narrow, values) {
+    return new Promise(function (resolve, reject) {
+      creating[id] = { resolve: resolve, reject: reject };
+      worker.postMessage({ type: "create", id: id, name: name, narrow: narrow, values: values });
+    });
   }
 
   function decimals(fmt, step) {
@@ -91,14 +91,17 @@
     return e;
   }
 
-  function Experiment(button, live, info) {
+  function Experiment(id, button, info) {
     var self = this;
     var player = button.closest(".sb-frame-player");
     var uid = button.id.replace(/-live$/, "") + "-lv";
-    this.live = live;
+    this.id = id;
     this.times = [];          // ms from a control's input event to the new pixels in the canvas
+    this.pythonTimes = [];    // ms of Python per update, in the worker
+    this.paintTimes = [];
     this.updates = 0;
-    this.pending = null;
+    this.pending = null;      // time of the oldest change not yet sent to the worker
+    this.inflight = null;     // time of the oldest change of the update being computed
     this.busy = false;
     this.inputs = {};         // control name -> {spec, get(), set(v)}
     this.players = [];
@@ -126,21 +129,21 @@
           get: function () { return parseFloat(input.value); },
           set: function (v) { input.value = v; show(); } };
       } else if (c.kind === "choice") {
-        var fs = el("fieldset", { id: id });
+        // a segmented control: the label beside a row of joined option buttons (radios)
+        var fs = el("fieldset", { id: id, "class": "sb-live-segmented" });
         fs.appendChild(el("legend", {}, c.label));
+        var seg = el("span", { "class": "sb-live-segments" });
         var radios = c.options.map(function (o, i) {
           var rid = id + "-" + i;
           var r = el("input", { type: "radio", id: rid, name: id, value: String(i),
                                 "data-sb-control": c.name });
           r.checked = (o === c.value);
           r.addEventListener("change", function (ev) { self.request(ev.timeStamp); });
-          var lab = el("label", { "for": rid }, String(o));
-          var span = el("span", { "class": "sb-live-option" });
-          span.appendChild(r);
-          span.appendChild(lab);
-          fs.appendChild(span);
+          seg.appendChild(r);
+          seg.appendChild(el("label", { "for": rid }, String(o)));
           return r;
         });
+        fs.appendChild(seg);
         box.appendChild(fs);
         self.inputs[c.name] = { spec: c, el: fs,
           get: function () {
@@ -179,7 +182,8 @@
     this.canvas = el("canvas", { width: info.width, height: info.height, role: "img",
       "class": "sb-live-canvas",
       "aria-label": (player.querySelector("img.sb-frame") || {}).alt || info.title });
-    this.ctx = this.canvas.getContext("2d");
+    this.ctx = null;          // a canvas gets one kind of context: made on the first frame
+    this.bitmaps = null;
     this.readout = el("div", { "class": "sb-readout sb-live-readout", "aria-live": "polite" });
     root.appendChild(controls);
     root.appendChild(this.canvas);
@@ -216,23 +220,36 @@
   }
 
   Experiment.prototype.layout = function (info) {
-    this.handle = info.handle;
     this.width = info.width;
     this.height = info.height;
     this.narrow = !!info.narrow;
     this.canvas.width = info.width;
     this.canvas.height = info.height;
     this.canvas.setAttribute("data-sb-layout", this.narrow ? "narrow" : "wide");
-    this.image = this.ctx.createImageData(info.width, info.height);
   };
 
   // After a resize across the threshold: the same experiment, same values, other layout.
   Experiment.prototype.relayout = function () {
     var narrow = wantNarrow(this.player);
-    if (narrow === this.narrow) { return; }
-    this.live.close(this.handle);
-    this.layout(JSON.parse(this.live.create(this.name, narrow, JSON.stringify(this.values()))));
-    this.render();
+    if (narrow === this.narrow || this.relayingOut) { return; }
+    var self = this;
+    this.relayingOut = true;
+    delete experiments[this.id];
+    // an update in flight for the old layout is dropped; changes made meanwhile are sent next
+    var done = function () {
+      experiments[self.id] = self;
+      self.relayingOut = false;
+      self.inflight = null;
+      if (self.pending !== null) { self.send(); } else { self.busy = false; }
+    };
+    create(this.id, this.name, narrow, this.values()).then(function (m) {
+      self.layout(m.info);
+      self.paint(m);
+      done();
+    }, function (e) {
+      console.warn("sb_live: " + e.message);
+      done();
+    });
   };
 
   Experiment.prototype.values = function () {
@@ -241,67 +258,125 @@
     return out;
   };
 
-  // Coalesce changes: one Python update at a time; the latest values win.
+  // Coalesce changes: one update in the worker at a time per experiment; while it is computed,
+  // further changes only mark the experiment as changed, and the newest values are sent next.
   Experiment.prototype.request = function (t0) {
-    this.pending = (this.pending === null) ? t0 : this.pending;
-    if (this.busy) { return; }
-    var self = this;
+    if (this.pending === null) { this.pending = t0; }
     this.busy = true;
-    setTimeout(function () { self.flush(); }, 0);
+    if (this.inflight === null) { this.send(); }
   };
 
-  Experiment.prototype.flush = function () {
-    var t0 = this.pending;
+  Experiment.prototype.send = function () {
+    this.inflight = this.pending;
     this.pending = null;
-    try {
-      this.render();
-      this.times.push(performance.now() - t0);
-    } catch (e) {
-      console.error("sb_live: " + e);
-    }
-    this.busy = false;
-    if (this.pending !== null) { this.request(this.pending); }
+    worker.postMessage({ type: "update", id: this.id, values: this.values() });
   };
 
-  Experiment.prototype.render = function () {
-    var out = JSON.parse(this.live.update(this.handle, JSON.stringify(this.values())));
-    var px = this.live.pixels(this.handle);
-    var buf = px.getBuffer("u8clamped");
-    try {
-      this.image.data.set(buf.data);
-    } finally {
-      buf.release();
-      px.destroy();
+  Experiment.prototype.onFrame = function (m) {
+    this.paint(m);
+    if (this.inflight !== null) { this.times.push(performance.now() - this.inflight); }
+    if (typeof m.pythonMs === "number") { this.pythonTimes.push(m.pythonMs); }
+    this.inflight = null;
+    if (this.pending !== null) { this.send(); } else { this.busy = false; }
+  };
+
+  Experiment.prototype.onError = function (message) {
+    this.inflight = null;
+    this.pending = null;
+    this.busy = false;
+    this.root.setAttribute("data-sb-error", message);
+  };
+
+  Experiment.prototype.paint = function (m) {
+    var t = performance.now();
+    if (m.bitmap) {            // made in the worker: handed over, no copy on the main thread
+      if (!this.bitmaps) { this.bitmaps = this.canvas.getContext("bitmaprenderer"); }
+      this.bitmaps.transferFromImageBitmap(m.bitmap);
+    } else {
+      if (!this.ctx) { this.ctx = this.canvas.getContext("2d"); }
+      this.ctx.putImageData(new ImageData(new Uint8ClampedArray(m.pixels), m.width, m.height), 0, 0);
     }
-    this.ctx.putImageData(this.image, 0, 0);
-    this.readout.innerHTML = out.readouts;
-    this.readoutHtml = out.readouts;
-    this.state = out.state;
+    if (m.readouts !== this.readoutHtml) { this.readout.innerHTML = m.readouts; }
+    this.paintTimes.push(performance.now() - t);     // main-thread ms of this frame (script)
+    this.readoutHtml = m.readouts;
+    this.state = m.state;
     this.updates += 1;
     this.root.setAttribute("data-sb-updates", String(this.updates));
   };
 
+  // The button's bar: progress (bytes, then steps) while starting, then the running state.
+  function bar(button) {
+    var box = button.parentNode;
+    var progress = box.querySelector("progress.sb-live-progress");
+    var status = box.querySelector(".sb-live-status");
+    if (!progress) {
+      progress = el("progress", { "class": "sb-live-progress", max: "1" });
+      box.appendChild(progress);
+    }
+    if (!status) {
+      status = el("span", { "class": "sb-live-status", role: "status" });
+      box.appendChild(status);
+    }
+    return { progress: progress, status: status };
+  }
+
+  var STEPS = ["starting Python", "loading numpy", "loading matplotlib", "drawing"];
+
   async function start(button) {
-    if (button.getAttribute("data-sb-live") === "1") { return; }
-    var t0 = performance.now();
-    button.disabled = true;
-    if (location.protocol === "file:") {
-      // browsers do not let a file:// page fetch the WebAssembly and package files
-      button.textContent = "Live mode needs the book served over http (make serve); " +
-        "opened from a file, the frames below work";
+    if (button.getAttribute("data-sb-live") === "1" || button.getAttribute("data-sb-live") === "starting") {
       return null;
     }
-    button.textContent = "Loading the Python interpreter...";
+    var t0 = performance.now();
     var player = button.closest(".sb-frame-player");
+    var hint = button.parentNode.querySelector(".sb-live-hint");
+    if (location.protocol === "file:") {
+      // browsers do not let a file:// page start a worker or fetch the WebAssembly files
+      button.disabled = true;
+      button.textContent = "Run live";
+      if (hint) {
+        hint.textContent = "Live mode needs the book served over http (make serve); " +
+          "opened from a file, the frames below work";
+      }
+      return null;
+    }
+    button.setAttribute("data-sb-live", "starting");
+    button.disabled = true;
+    button.textContent = "Starting\u2026";
+    var ui = bar(button);
+    ui.progress.hidden = false;
+    ui.status.hidden = false;
+    if (hint) { hint.hidden = true; }
+    var show = function (m) {
+      if (m.phase === "download") {
+        if (m.total > 0) {
+          ui.progress.max = m.total;
+          ui.progress.value = Math.min(m.loaded, m.total);
+          ui.status.textContent = "downloading " + mb(m.loaded) + " of " + mb(m.total) + " MB";
+        } else {
+          ui.progress.removeAttribute("value");
+          ui.status.textContent = "downloading " + mb(m.loaded) + " MB";
+        }
+        if (m.done) { ui.status.textContent = "downloaded " + mb(m.loaded) + " MB"; }
+      } else if (m.phase === "step") {
+        var i = STEPS.indexOf(m.step);
+        ui.progress.max = STEPS.length;
+        ui.progress.value = i < 0 ? 0 : i;
+        ui.status.textContent = m.step + "\u2026";
+      }
+      player.setAttribute("data-sb-progress", ui.status.textContent);
+    };
+    progressListeners.push(show);
     try {
-      var live = await boot();
+      await boot();
       var t1 = performance.now();
-      var info = JSON.parse(live.create(button.getAttribute("data-sb-experiment"),
-                                        wantNarrow(player),
-                                        player.getAttribute("data-sb-settings") || "{}"));
-      var exp = new Experiment(button, live, info);
-      exp.render();
+      var id = counter++;
+      show({ phase: "step", step: "drawing" });
+      var m = await create(id, button.getAttribute("data-sb-experiment"), wantNarrow(player),
+                           JSON.parse(player.getAttribute("data-sb-settings") || "{}"));
+      var exp = new Experiment(id, button, m.info);
+      exp.paint(m);
       exp.createMs = performance.now() - t1;
+      experiments[id] = exp;
       // the live panel replaces the frame player's slider, picture and readouts
       Array.prototype.forEach.call(player.children, function (child) {
         if (child.matches(".sb-controls, img.sb-frame, .sb-readout")) {
@@ -311,36 +386,37 @@
       button.parentNode.parentNode.insertBefore(exp.root, button.parentNode.nextSibling);
       exp.firstFrameAt = performance.now();
       exp.firstFrameMs = exp.firstFrameAt - t0;
+      // the frame being looked at may differ from the settings the frames were drawn with
+      if (JSON.stringify(exp.values()) !== JSON.stringify(m.info.values)) {
+        exp.request(performance.now());
+      }
       button.setAttribute("data-sb-live", "1");
-      button.textContent = "Live";
-      var hint = button.parentNode.querySelector(".sb-live-hint");
-      if (hint) { hint.textContent = "every control runs the book's Python in your browser"; }
+      button.disabled = false;
+      button.setAttribute("aria-pressed", "true");
+      button.classList.add("sb-live-on");
+      button.textContent = "\u25CF Live";
+      button.title = "Live: every control runs the book's Python in your browser";
+      ui.progress.hidden = true;
+      ui.status.textContent = "";
+      ui.status.hidden = true;
+      if (hint) {
+        hint.hidden = false;
+        hint.textContent = "every control runs the book's Python in your browser";
+      }
       player.setAttribute("data-sb-live", "1");
-      window.addEventListener("resize", function () {
-        try { exp.relayout(); } catch (e) { console.error("sb_live: " + e); }
-      });
+      window.addEventListener("resize", function () { exp.relayout(); });
       return exp;
     } catch (e) {
       console.warn("sb_live: " + (e && e.message ? e.message : e));
       button.textContent = "Live mode failed to start (the frames still work)";
+      button.removeAttribute("data-sb-live");
+      ui.progress.hidden = true;
       player.setAttribute("data-sb-live", "failed");
       return null;
+    } finally {
+      progressListeners.splice(progressListeners.indexOf(show), 1);
     }
   }
 
-  var style = document.createElement("style");
-  style.textContent = [
-    ".sb-live-controls { display: flex; flex-wrap: wrap; gap: 4px 18px; align-items: center; }",
-    ".sb-live-control { display: flex; flex-wrap: wrap; align-items: center; gap: 6px; }",
-    ".sb-live-control fieldset { border: 0; margin: 0; padding: 0; }",
-    ".sb-live-control legend { float: left; margin-right: 6px; padding: 0; }",
-    ".sb-live-option { margin-right: 8px; white-space: nowrap; }",
-    ".sb-live-control output { font-family: monospace; min-width: 3.5em; }",
-    ".sb-live-readout { max-width: 100%; overflow-x: auto; }",
-    ".sb-live-canvas { display: block; max-width: 100%; height: auto; margin: 6px 0; }",
-    ".sb-live-control button, .sb-live-button { min-height: 32px; }"
-  ].join("\n");
-  document.head.appendChild(style);
-
-  window.sbLive = { start: start, boot: boot };
+  window.sbLive = { start: start, boot: boot, experiments: experiments };
 })();

@@ -1,0 +1,234 @@
+/* Live mode's Python, off the page's main thread: a classic Web Worker started by sb_live.js.
+ *
+ * One worker per page, shared by the page's experiments.  It downloads the interpreter, the
+ * standard library (with bytecode), the wheels numpy and matplotlib need and the book's own
+ * packages in parallel, reporting bytes as they arrive; then starts Python, loads numpy and
+ * matplotlib from those bytes (Pyodide's own loaders, served from memory by the fetch below)
+ * and runs widgets/live.py, reporting each step.  After that it answers the page's messages:
+ *
+ *   {type: "create", id, name, narrow, values}  -> {type: "frame", id, info, ...}
+ *   {type: "update", id, values}                -> {type: "frame", id, ...}
+ *
+ * where a frame carries the RGBA pixels of the experiment's blitted Agg canvas as a
+ * transferred ImageBitmap (or ArrayBuffer), the readout table's HTML and the experiment's
+ * state (numbers).
+ * Physics and drawing are the experiment's own Python (widgets/live.py); nothing here.
+ *
+ * Every file is fetched with the browser's ordinary HTTP cache (no query strings), so a second
+ * page of the site starts from the cache (and the interpreter's WebAssembly is given to Pyodide
+ * as the browser's own response, so its compiled code can be cached with it); the wheels carry the lock file's sha256 as
+ * subresource integrity, as Pyodide's own loader would.
+ */
+"use strict";
+
+var live = null;          // the Python object sb_live.LIVE
+var pyodide = null;
+var prefetched = {};      // absolute URL -> Promise<{buf, type}>: bytes downloaded up front
+
+var BOOT = [
+  "import importlib, importlib.util, os, sys",
+  "importlib.invalidate_caches()",
+  "sys.path.insert(0, '/home/pyodide/sb')",
+  "_spec = importlib.util.spec_from_file_location('sb_live', '/home/pyodide/sb/widgets/live.py')",
+  "_m = importlib.util.module_from_spec(_spec); sys.modules['sb_live'] = _m; _spec.loader.exec_module(_m)",
+  "_m.install_ipywidgets_stand_in()",
+  "_m.install_fontlist('/home/pyodide/sb/fontlist-v330.json')",
+  "_m.lighten_matplotlib_import()",
+  "import widgets",
+  "_m.LIVE"
+].join("\n");
+
+function post(msg, transfer) { self.postMessage(msg, transfer || []); }
+
+function hexToBase64(hex) {
+  var s = "";
+  for (var i = 0; i < hex.length; i += 2) { s += String.fromCharCode(parseInt(hex.substr(i, 2), 16)); }
+  return btoa(s);
+}
+
+// Bytes downloaded so far, for the progress bar (reported at most every 50 ms).
+var bytes = { loaded: 0, total: 0, known: 0, expected: 0, last: 0 };
+function report(force) {
+  var now = performance.now();
+  if (!force && now - bytes.last < 50) { return; }
+  bytes.last = now;
+  post({ type: "progress", phase: "download", loaded: bytes.loaded,
+         total: bytes.known === bytes.expected ? bytes.total : 0 });
+}
+
+// Read a response's body to the end, counting its bytes; the chunks, joined.
+async function counted(r, keep) {
+  bytes.total += parseInt(r.headers.get("Content-Length") || "0", 10);
+  bytes.known += 1;
+  report();
+  var reader = r.body.getReader(), chunks = [], n = 0;
+  for (;;) {
+    var step = await reader.read();
+    if (step.done) { break; }
+    if (keep) { chunks.push(step.value); }
+    n += step.value.length; bytes.loaded += step.value.length;
+    report();
+  }
+  if (!keep) { return null; }
+  var buf = new Uint8Array(n), at = 0;
+  chunks.forEach(function (c) { buf.set(c, at); at += c.length; });
+  return buf.buffer;
+}
+
+// Download the files Pyodide would ask for only later (the standard library, the wheels, the
+// book's zips) now, in parallel, with the interpreter.
+function download(files) {
+  return Promise.all(files.map(function (f) {
+    var p = fetch(f.url, f.integrity ? { integrity: f.integrity } : {}).then(async function (r) {
+      if (!r.ok) { throw new Error(f.url + ": HTTP " + r.status); }
+      var type = r.headers.get("Content-Type") || "application/octet-stream";
+      return { buf: await counted(r, true), type: type };
+    });
+    prefetched[f.url] = p;
+    return p;
+  }));
+}
+
+// Pyodide's loaders fetch the files downloaded above: hand them the bytes (once).  The
+// interpreter's WebAssembly goes to Pyodide as the browser's own response (so the browser can
+// keep its compiled code with the cached file); a copy of its stream only counts the bytes.
+var networkFetch = self.fetch.bind(self);
+var wasmUrl = null, wasmDone = null, wasmSeenResolve;
+var wasmSeen = new Promise(function (resolve) { wasmSeenResolve = resolve; });
+self.fetch = function (input, init) {
+  var url = String(input instanceof Request ? input.url : input);
+  if (url === wasmUrl && !wasmDone) {
+    var r = networkFetch(input, init);
+    wasmDone = r.then(function (resp) { return resp.ok ? counted(resp.clone(), false) : null; });
+    wasmSeenResolve();
+    return r;
+  }
+  var p = prefetched[url];
+  if (!p) { return networkFetch(input, init); }
+  delete prefetched[url];
+  return p.then(function (got) {
+    return new Response(got.buf, { status: 200, headers: { "Content-Type": got.type } });
+  });
+};
+
+async function boot(msg) {
+  var pyBase = msg.pyodideBase, liveBase = msg.liveBase;
+  var t = performance.now(), times = {};
+  var lap = function (name) { var n = performance.now(); times[name] = n - t; t = n; };
+  var step = function (name) { post({ type: "progress", phase: "step", step: name }); };
+
+  // what to download: the interpreter, the standard library, the book's zips and the wheels
+  // of numpy and matplotlib with their dependencies (from the lock file, with their hashes)
+  var lock = await (await networkFetch(pyBase + "pyodide-lock.json")).json();
+  var wheels = {}, todo = ["numpy", "matplotlib"];
+  while (todo.length) {
+    var name = todo.pop(), pkg = lock.packages[name];
+    if (!pkg || wheels[name]) { continue; }
+    wheels[name] = pkg;
+    todo = todo.concat(pkg.depends || []);
+  }
+  wasmUrl = pyBase + "pyodide.asm.wasm";
+  var files = [
+    { url: liveBase + "python_stdlib_pyc.zip" },
+    { url: liveBase + "sb_bytecode.zip" },
+    { url: liveBase + "sb_packages.zip" }
+  ];
+  Object.keys(wheels).forEach(function (n) {
+    files.push({ url: new URL(wheels[n].file_name, pyBase).href,
+                 integrity: "sha256-" + hexToBase64(wheels[n].sha256) });
+  });
+  bytes.expected = files.length + 1;                      // + the interpreter's wasm
+  var downloading = download(files);
+  var zips = Promise.all([prefetched[liveBase + "sb_bytecode.zip"],
+                          prefetched[liveBase + "sb_packages.zip"]]);
+  delete prefetched[liveBase + "sb_bytecode.zip"];
+  delete prefetched[liveBase + "sb_packages.zip"];
+  importScripts(pyBase + "pyodide.js");
+  // the interpreter starts as soon as its own files are in (it waits for them above)
+  var starting = self.loadPyodide({
+    indexURL: pyBase, fullStdLib: false,
+    stdLibURL: liveBase + "python_stdlib_pyc.zip",      // the standard library + its bytecode
+    stdout: function () {}, stderr: function (m) { console.warn(m); }
+  });
+  await downloading;
+  // the wasm's fetch starts inside loadPyodide (which fails early if it cannot start)
+  await Promise.race([wasmSeen, starting.then(function () { return wasmSeen; })]);
+  await wasmDone;
+  lap("download");
+  report(true);
+  post({ type: "progress", phase: "download", loaded: bytes.loaded, total: bytes.total, done: true });
+  step("starting Python");
+  pyodide = await starting;
+  lap("start Python");
+  step("loading numpy");
+  await pyodide.loadPackage(["numpy"], { messageCallback: function () {} });
+  var z = await zips;
+  // compiled bytecode of the wheels, next to their installed sources (see tools/sb_live.py)
+  pyodide.unpackArchive(z[0].buf, "zip", { extractDir: "/" });
+  pyodide.unpackArchive(z[1].buf, "zip", { extractDir: "/home/pyodide/sb" });
+  pyodide.runPython("import numpy");
+  lap("numpy");
+  step("loading matplotlib");
+  await pyodide.loadPackage(["matplotlib"], { messageCallback: function () {} });
+  live = pyodide.runPython(BOOT);
+  lap("matplotlib + widgets");
+  step("drawing");
+  return times;
+}
+
+// The figure's pixels as an ImageBitmap (made here, off the main thread; transferred, so the
+// page only hands it to its canvas), or as a transferred RGBA ArrayBuffer where
+// createImageBitmap is missing.
+async function frame(id, out, handle, extra) {
+  var px = live.pixels(handle);
+  var view = px.getBuffer("u8clamped");
+  var copy, w, h;
+  try {
+    h = view.shape[0]; w = view.shape[1];
+    copy = new Uint8ClampedArray(view.data);              // a copy the page can own
+  } finally {
+    view.release();
+    px.destroy();
+  }
+  var msg = { type: "frame", id: id, width: w, height: h, readouts: out.readouts,
+              state: out.state };
+  for (var k in extra) { msg[k] = extra[k]; }
+  if (typeof createImageBitmap === "function") {
+    msg.bitmap = await createImageBitmap(new ImageData(copy, w, h));
+    post(msg, [msg.bitmap]);
+  } else {
+    msg.pixels = copy.buffer;
+    post(msg, [copy.buffer]);
+  }
+}
+
+var handles = {};          // page's experiment id -> Python handle
+var booting = null;
+
+self.onmessage = async function (ev) {
+  var msg = ev.data;
+  try {
+    if (msg.type === "boot") {
+      if (!booting) { booting = boot(msg); }
+      var times = await booting;
+      post({ type: "ready", times: times });
+      return;
+    }
+    await booting;
+    var t0 = performance.now();
+    if (msg.type === "create") {
+      if (handles[msg.id] !== undefined) { live.close(handles[msg.id]); }
+      var info = JSON.parse(live.create(msg.name, !!msg.narrow, "{}"));
+      handles[msg.id] = info.handle;
+      var out = JSON.parse(live.update(info.handle, JSON.stringify(msg.values || {})));
+      info.values = JSON.parse(live.values(info.handle));
+      await frame(msg.id, out, info.handle, { info: info, pythonMs: performance.now() - t0 });
+    } else if (msg.type === "update") {
+      var h = handles[msg.id];
+      var res = JSON.parse(live.update(h, JSON.stringify(msg.values)));
+      await frame(msg.id, res, h, { pythonMs: performance.now() - t0 });
+    }
+  } catch (e) {
+    post({ type: "error", id: msg.id, message: String(e && e.message ? e.message : e) });
+  }
+};
