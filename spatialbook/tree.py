@@ -184,12 +184,12 @@ class Tree(_TreeFields):
 
     @property
     def nq(self) -> int:
-        """Length of q: 1 per one-dof joint, 7 per free joint."""
+        """The number of entries of ``q`` (1 per one-dof joint, 7 per free joint)."""
         return sum(7 if k == "free" else 1 for k in self.kinds)
 
     @property
     def nv(self) -> int:
-        """Length of qd, qdd and tau: 1 per one-dof joint, 6 per free joint."""
+        """The number of entries of ``qd``, ``qdd`` and ``tau`` (1 per one-dof joint, 6 per free joint)."""
         return sum(6 if k == "free" else 1 for k in self.kinds)
 
     @classmethod
