@@ -22,6 +22,7 @@ import spatialbook as sb
 
 import mujoco  # test dependencies: a missing engine must fail, not skip
 import pinocchio as pin
+from tree_helpers import free_blocks
 
 RTOL = 1e-9
 
@@ -91,21 +92,11 @@ def mujoco_random_state(model, rng):
     return qpos, rng.normal(size=model.nv), rng.normal(size=model.nv)
 
 
-def _free_blocks(tree):
-    """(velocity index, q index) of each free joint."""
-    out, k, v = [], 0, 0
-    for kind in tree.kinds:
-        if kind == "free":
-            out.append((v, k))
-        k, v = k + (7 if kind == "free" else 1), v + (6 if kind == "free" else 1)
-    return out
-
-
 def from_mujoco_dynamics(tree, qpos, qvel, qacc, qfrc, M):
     """MuJoCo's qacc, qfrc and M converted to the Tree's qdd, tau and H."""
     J = np.eye(tree.nv)                                   # qd = J qvel
     qdd, tau = qacc.copy(), qfrc.copy()
-    for v, k in _free_blocks(tree):
+    for v, k in free_blocks(tree):
         R = sb.rotation_from_quaternion(qpos[k + 3:k + 7])
         w, vel = qvel[v + 3:v + 6], R.T @ qvel[v:v + 3]
         J[v:v + 6, v:v + 6] = 0.0
@@ -226,7 +217,7 @@ def pinocchio_dynamics(model, tree, q, qd, qdd, tau, g):
     _, a = tree.pinocchio_state(q, qdd)
     _, tau_p = tree.pinocchio_state(q, tau)               # the same swap of halves as for v
     P = np.eye(tree.nv)
-    for k, _ in _free_blocks(tree):
+    for k, _ in free_blocks(tree):
         P[k:k + 6, k:k + 6] = np.eye(6)[np.r_[3:6, 0:3]]
     tau_pin = P @ pin.rnea(model, data, qp, v, a)
     H = pin.crba(model, data, qp)
@@ -249,7 +240,7 @@ def test_from_urdf_agrees_with_pinocchio(seed, n, floating_base, floating_joint)
     assert list(tree.joint_names) == names
     assert tree.nv == model.nv
     q = rng.normal(size=tree.nq)
-    for v, k in _free_blocks(tree):
+    for v, k in free_blocks(tree):
         q[k + 3:k + 7] = _unit(rng, 4)
     qd, qdd, tau = (rng.normal(size=tree.nv) for _ in range(3))
     g = rng.normal(size=3) * 5

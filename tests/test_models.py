@@ -29,6 +29,7 @@ import spatialbook as sb
 
 import mujoco  # test dependencies: a missing engine must fail, not skip
 import pinocchio as pin
+from tree_helpers import free_blocks
 
 MODELS = Path(__file__).resolve().parents[1] / "book" / "models"
 RTOL = 1e-9
@@ -59,16 +60,6 @@ def load(name):
 @pytest.fixture(scope="module", params=sorted(FLOATING))
 def robot(request):
     return (request.param, *load(request.param))
-
-
-def free_blocks(tree):
-    """(velocity index, q index) of each free joint."""
-    out, k, v = [], 0, 0
-    for kind in tree.kinds:
-        if kind == "free":
-            out.append((v, k))
-        k, v = k + (7 if kind == "free" else 1), v + (6 if kind == "free" else 1)
-    return out
 
 
 def random_states(mj, tree, seed, n=N_STATES):
