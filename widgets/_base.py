@@ -68,7 +68,10 @@ DOOR_WIDTH = float(sb.DOOR["width"])
 
 @dataclass(frozen=True)
 class Slider:
-    """A float slider: ``name`` (keyword of ``scene``), ``label`` (with unit), range and default."""
+    """A float slider: ``name`` (keyword of ``scene``), ``label`` (with unit), range and default.
+
+    ``hint``: one line for a control whose effect is easy to miss (it moves only some readouts,
+    say): its tooltip, and a note under the readouts in JupyterLab and in live mode."""
 
     name: str
     label: str
@@ -77,12 +80,14 @@ class Slider:
     step: float
     value: float
     fmt: str = ".2f"
+    hint: str = ""
 
     def make(self) -> W.Widget:
         return W.FloatSlider(
             value=self.value, min=self.min, max=self.max, step=self.step,
             description=self.label, readout_format=self.fmt, continuous_update=True,
             style={"description_width": "initial"}, layout=W.Layout(width="340px"),
+            tooltip=self.hint or None,
         )
 
     def sweep(self, n: int = 21) -> list[float]:
@@ -94,17 +99,20 @@ class Slider:
 
 @dataclass(frozen=True)
 class Choice:
-    """A set of toggle buttons: ``options`` are the values ``scene`` receives."""
+    """A set of toggle buttons: ``options`` are the values ``scene`` receives; ``hint`` as for
+    :class:`Slider`."""
 
     name: str
     label: str
     options: tuple
     value: Any
+    hint: str = ""
 
     def make(self) -> W.Widget:
         return W.ToggleButtons(
             options=list(self.options), value=self.value, description=self.label,
             style={"description_width": "initial", "button_width": "auto"},
+            tooltip=self.hint or None,
         )
 
     def sweep(self, n: int = 0) -> list:
@@ -610,7 +618,7 @@ class Experiment:
         for name, c in self.controls.items():
             if getattr(c, "disabled", False) != (name in off):
                 c.disabled = name in off
-                c.tooltip = off.get(name)
+                c.tooltip = off.get(name, getattr(self._specs[name], "hint", "") or None)
 
     def _move_artists(self) -> bool:
         """Scene of the current controls into the artists; True if something static changed."""
@@ -619,11 +627,24 @@ class Experiment:
         full = self._draw(self._scene)
         return self._draw_declared(self._scene) or full
 
+    def notes(self) -> dict[str, str]:
+        """Control name -> the one line shown under the readouts: why the control is disabled
+        now (:meth:`inactive`), else its declared ``hint``.
+
+        >>> from widgets import SpatialInertia
+        >>> SpatialInertia().notes()["omega"].startswith("moves only the twist")
+        True
+        """
+        off = getattr(self, "_inactive", {})
+        return {name: off.get(name) or getattr(spec, "hint", "")
+                for name, spec in self._specs.items()
+                if off.get(name) or getattr(spec, "hint", "")}
+
     def readout_html(self, scene: dict | None = None) -> str:
         """The readout panel as HTML (colours inherited, so it suits any theme)."""
         notes = "".join(f"<div style='font-size:smaller;opacity:0.8'>"
                         f"{html.escape(self._specs[k].label)}: {html.escape(why)}</div>"
-                        for k, why in getattr(self, "_inactive", {}).items())
+                        for k, why in self.notes().items())
         return (f"<div role='status' aria-label='{html.escape(self.title)} readouts'>"
                 f"<b>{html.escape(self.title)}</b>{self.readout_table(scene)}{notes}</div>")
 

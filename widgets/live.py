@@ -144,11 +144,12 @@ def control_specs(cls) -> list[dict]:
     for c in cls.CONTROLS:
         if isinstance(c, Slider):
             out.append({"kind": "slider", "name": c.name, "label": c.label, "min": c.min,
-                        "max": c.max, "step": c.step, "value": c.value, "fmt": c.fmt})
+                        "max": c.max, "step": c.step, "value": c.value, "fmt": c.fmt,
+                        "hint": c.hint})
         elif isinstance(c, Choice):
             out.append({"kind": "choice", "name": c.name, "label": c.label,
                         "options": [_plain_option(o) for o in c.options],
-                        "value": _plain_option(c.value)})
+                        "value": _plain_option(c.value), "hint": c.hint})
         elif isinstance(c, Player):
             out.append({"kind": "player", "name": c.name, "target": c.target, "min": c.min,
                         "max": c.max, "step": c.step, "interval": c.interval})
@@ -213,7 +214,8 @@ class Live:
                 clean[k] = float(v)
         exp._set(clean, live=False)                   # scene + blitted render, no encoding
         return json.dumps({"readouts": exp.readout_table(), "state": exp.state(),
-                           "inactive": exp.inactive(exp.values())})   # control -> reason
+                           "inactive": exp.inactive(exp.values()),   # control -> reason
+                           "notes": exp.notes()})                   # control -> reason or hint
 
     def pixels(self, handle: int):
         """The figure's RGBA pixels (h, w, 4) uint8, rows top to bottom (no copy)."""

@@ -30,7 +30,9 @@ COLS = ["ωx", "ωy", "ωz", "vx", "vy", "vz"]
 
 CONTROLS = (
     Slider("ref_x", "reference point P, x (m)", 0.0, WIDTH, 0.02, float(COM[0])),
-    Slider("omega", "ω (rad/s)", -3.0, 3.0, 0.1, float(sb.DOOR["omega"]), ".1f"),
+    Slider("omega", "ω (rad/s)", -3.0, 3.0, 0.1, float(sb.DOOR["omega"]), ".1f",
+           hint="moves only the twist, momentum and energy readouts: I_P does not depend on "
+                "the velocity"),
 )
 
 

@@ -185,9 +185,14 @@
     this.ctx = null;          // a canvas gets one kind of context: made on the first frame
     this.bitmaps = null;
     this.readout = el("div", { "class": "sb-readout sb-live-readout", "aria-live": "polite" });
+    // one line per control that is disabled now (why) or has a declared hint (what it moves)
+    this.notes = el("div", { "class": "sb-live-notes" });
+    this.labels = {};
+    info.controls.forEach(function (c) { self.labels[c.name] = c.label; });
     root.appendChild(controls);
     root.appendChild(this.canvas);
     root.appendChild(this.readout);
+    root.appendChild(this.notes);
     this.root = root;
     this.player = player;
     this.name = button.getAttribute("data-sb-experiment");
@@ -297,11 +302,32 @@
       this.ctx.putImageData(new ImageData(new Uint8ClampedArray(m.pixels), m.width, m.height), 0, 0);
     }
     if (m.readouts !== this.readoutHtml) { this.readout.innerHTML = m.readouts; }
+    this.showNotes(m.inactive || {}, m.notes || {});
     this.paintTimes.push(performance.now() - t);     // main-thread ms of this frame (script)
     this.readoutHtml = m.readouts;
     this.state = m.state;
     this.updates += 1;
     this.root.setAttribute("data-sb-updates", String(this.updates));
+  };
+
+  // Controls that change nothing in the current state are disabled, their reason as tooltip
+  // and as a note under the readouts (as in JupyterLab); a declared hint is a note as well.
+  Experiment.prototype.showNotes = function (inactive, notes) {
+    var key = JSON.stringify([inactive, notes]);
+    if (key === this.notesKey) { return; }
+    this.notesKey = key;
+    for (var name in this.inputs) {
+      var inp = this.inputs[name], off = name in inactive;
+      var parts = inp.spec.kind === "choice" ? inp.el.querySelectorAll("input") : [inp.el];
+      Array.prototype.forEach.call(parts, function (e) { e.disabled = off; });
+      inp.el.title = notes[name] || "";
+      inp.el.closest(".sb-live-control").classList.toggle("sb-live-off", off);
+    }
+    var self = this;
+    this.notes.textContent = "";
+    Object.keys(notes).forEach(function (name) {
+      self.notes.appendChild(el("div", { "data-sb-note": name }, self.labels[name] + ": " + notes[name]));
+    });
   };
 
   // The button's bar: progress (bytes, then steps) while starting, then the running state.

@@ -191,7 +191,7 @@ async function frame(id, out, handle, extra) {
     px.destroy();
   }
   var msg = { type: "frame", id: id, width: w, height: h, readouts: out.readouts,
-              state: out.state };
+              state: out.state, inactive: out.inactive || {}, notes: out.notes || {} };
   for (var k in extra) { msg[k] = extra[k]; }
   if (typeof createImageBitmap === "function") {
     msg.bitmap = await createImageBitmap(new ImageData(copy, w, h));

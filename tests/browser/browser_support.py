@@ -107,3 +107,17 @@ class ConsoleLog:
             return                       # cut off by the test's own navigation
         if is_local(request.url):
             self.errors.append(f"request failed: {request.url} {request.failure}")
+
+
+#: JupyterLab: set ``window.__sbBusySeen`` once any cell's prompt shows ``[*]``; evaluate it just
+#: before Run All, then wait for the flag: Run All has started, so "idle" means "all ran", not
+#: "not yet begun" (on a loaded machine the first cell may start seconds after the click).
+BUSY_WATCH_JS = """() => {
+    window.__sbBusySeen = false;
+    const watch = () => {
+        if (Array.from(document.querySelectorAll('.jp-InputPrompt')).some(p => p.textContent.includes('*')))
+            window.__sbBusySeen = true;
+        else requestAnimationFrame(watch);
+    };
+    watch();
+}"""

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import ROOT
+from browser_support import BUSY_WATCH_JS, ROOT
 
 NOTEBOOK = Path(os.environ.get("SB_LAB_NOTEBOOK",
                                ROOT / "book" / "chapters" / "ch01_velocity_field.ipynb"))
@@ -183,8 +183,10 @@ def test_live_experiment_in_jupyterlab(lab, page):
     page.wait_for_selector(".jp-Notebook", timeout=90_000)
     _wait_idle(page)
     page.locator(".jp-Notebook .jp-Cell").first.click()   # focus the notebook
+    page.evaluate(BUSY_WATCH_JS)                          # Run All has started once a cell is [*]
     page.locator(".lm-MenuBar-item", has_text="Run").first.click()
     page.locator("li.lm-Menu-item[data-command='runmenu:run-all']").click()
+    page.wait_for_function("() => window.__sbBusySeen === true", timeout=120_000)
     if os.environ.get("SB_LAB_DEBUG"):
         page.wait_for_timeout(5000)
         page.screenshot(path="/tmp/sb_lab_after_runall.png")

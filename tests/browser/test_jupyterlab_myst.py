@@ -33,7 +33,7 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import ROOT
+from browser_support import BUSY_WATCH_JS, ROOT
 
 CHAPTERS = Path(os.environ.get("SB_LAB_MYST_DIR", ROOT / "book" / "chapters"))
 PATTERN = os.environ.get("SB_LAB_MYST_CHAPTERS", "ch*.ipynb")
@@ -205,16 +205,6 @@ def _settled_problems(page, roles, when, timeout=60.0):
             return cells, problems
         page.wait_for_function("() => new Promise((ok) => requestAnimationFrame(() => ok(true)))")
 
-
-BUSY_WATCH_JS = """() => {
-    window.__sbBusySeen = false;
-    const watch = () => {
-        if (Array.from(document.querySelectorAll('.jp-InputPrompt')).some(p => p.textContent.includes('*')))
-            window.__sbBusySeen = true;
-        else requestAnimationFrame(watch);
-    };
-    watch();
-}"""
 
 
 def _problems(cells, roles, when):

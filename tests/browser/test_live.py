@@ -71,6 +71,11 @@ JS_PIXELS = """(root) => {
 JS_INFO = """(root) => ({
   updates: root.sbLive.updates, state: root.sbLive.state, values: root.sbLive.values(),
   readout: root.sbLive.readoutHtml,
+  disabled: Object.keys(root.sbLive.inputs).filter((n) => {
+    const e = root.sbLive.inputs[n].el;
+    return e.matches('input') ? e.disabled : [...e.querySelectorAll('input')].every((r) => r.disabled); }),
+  notes: Object.fromEntries([...root.querySelectorAll('.sb-live-notes [data-sb-note]')].map(
+    (d) => [d.dataset.sbNote, d.textContent])),
   times: root.sbLive.times, first: root.sbLive.firstFrameMs, create: root.sbLive.createMs,
   boot: window.sbLive.bootTimes || null })"""
 
@@ -262,6 +267,8 @@ def test_experiment_live(live_page, site_url, name):
                 page.evaluate(JS_SET, [root.element_handle(), extra])
                 wait_update(page, root, n0)
             info0 = root.evaluate(JS_INFO)
+            if c.name in info0["disabled"]:
+                continue              # it does nothing here (its note says why): next setting
             before_px = root.evaluate(JS_PIXELS)
             if c.__class__.__name__ == "Choice":
                 other = next(i for i, o in enumerate(c.options) if o != info0["values"][c.name])
@@ -292,6 +299,13 @@ def test_experiment_live(live_page, site_url, name):
         problems += [f"values {live['values']}: {m}" for m in close_enough(live["state"], want)]
         if live["readout"] != native.readout_table():
             problems.append(f"values {live['values']}: readout table differs from native")
+        # controls that do nothing now are disabled, as in JupyterLab, with the same notes
+        if sorted(live["disabled"]) != sorted(native.inactive(native.values())):
+            problems.append(f"values {live['values']}: disabled {live['disabled']}, native "
+                            f"{sorted(native.inactive(native.values()))}")
+        want_notes = {k: f"{native._specs[k].label}: {v}" for k, v in native.notes().items()}
+        if live["notes"] != want_notes:
+            problems.append(f"values {live['values']}: notes {live['notes']} != {want_notes}")
     native.close()
 
     problems += [f"browser: {e}" for e in page.console_log.errors]
