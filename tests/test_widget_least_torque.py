@@ -92,8 +92,12 @@ def check(e, st):
     np.testing.assert_allclose(e.parts["f"].quiver.get_offsets(), [Q[:2]], atol=1e-12)
     for name, through, along in (("x_Q", Q, f), ("axis_point", np.array([s_axis, 0, 0]), f),
                                  ("P's line", Q, np.array([1.0, 0, 0]))):
-        ends = e.parts[name].line.get_xydata()
-        assert len(ends) == 2 and np.linalg.norm(ends[1] - ends[0]) > 1.0, name
+        ends = e.parts[name].line.get_xydata()                  # clipped to the top view's box
+        assert len(ends) == 2, name
+        box = np.array([e.top.get_xlim(), e.top.get_ylim()])
+        for x in ends:
+            assert np.min(np.abs(x[:, None] - box)) < 1e-9 and np.all(x >= box[:, 0] - 1e-9) \
+                and np.all(x <= box[:, 1] + 1e-9), name
         for x in ends:
             r = x - through[:2]
             assert abs(r[0] * along[1] - r[1] * along[0]) < 1e-9, name

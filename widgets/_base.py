@@ -16,8 +16,11 @@ An experiment is a subclass of :class:`Experiment` that supplies
 - optionally, declared parts that the base class builds, draws and blits itself:
   ``TOP_VIEW`` (:class:`TopView`, the door from above, ``self.top``), ``REFERENCE``
   (:class:`ReferencePoint`, the sliding point with its label, d arrow and velocity arrow) and
-  ``BARS`` (:class:`Bars` panels of :class:`Series`, each axis fitted once over every control).
-  An experiment made only of declarations needs no ``_setup`` or ``_draw`` (E9).
+  ``BARS`` (:class:`Bars` panels of :class:`Series`, each axis fitted once over every control),
+  ``TOP_PARTS`` (:class:`ForceArrow`, :class:`InfiniteLine`, :class:`TorqueArc` on the top view,
+  ``self.parts``) and ``CURVES`` (:class:`Curve` panels, a quantity against a control or a
+  position, fitted like the bars, ``self.curves``).  An experiment made only of declarations
+  needs no ``_setup`` or ``_draw`` (E9, E10).
 
 The figure is a :class:`matplotlib.figure.Figure` on a :class:`FigureCanvasAgg` (never
 pyplot), shown as PNG bytes in an :class:`ipywidgets.Image`, so it works with or without
