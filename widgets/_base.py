@@ -155,6 +155,7 @@ class TopView:
     com: bool = False                   # mark the door's centre of mass C (orange dot, "C")
     legend: str | None = None           # where the legend of the labelled top-view parts goes
     legend_fontsize: float = 7
+    legend_ncols: int = 1
 
 
 @dataclass(frozen=True)
@@ -721,7 +722,7 @@ class Experiment:
                 from matplotlib.lines import Line2D
                 handles.append(Line2D([], [], color=r.color, marker="D", lw=3, label=r.legend))
             self._on_top(self.top.legend(handles=handles, loc=t.legend, fontsize=t.legend_fontsize,
-                                         framealpha=0.9))
+                                         ncols=t.legend_ncols, framealpha=0.9))
 
     def _setup_bars(self, fig: Figure, p: Bars) -> tuple:
         ax = fig.add_axes(p.rect)
