@@ -247,6 +247,22 @@ def test_curve_over_a_control_samples_the_scene():
         e.close()
 
 
+def test_declared_parts_reject_bad_declarations():
+    from widgets import Curve, ForceArrow, KineticEnergy, PowerSplit, Ref
+    with pytest.raises(ValueError, match="axis"):
+        Ref("least_torque", axis="z")
+    no_top = type("NoTop", (KineticEnergy,), {"TOP_VIEW": None, "REFERENCE": None,
+                                              "TOP_PARTS": (ForceArrow("v_P", "x_P"),)})
+    with pytest.raises(ValueError, match="TOP_VIEW"):
+        no_top()
+    twice = type("Twice", (PowerSplit,), {"TOP_PARTS": (ForceArrow("f", (0, 0)), ForceArrow("f", (1, 0)))})
+    with pytest.raises(ValueError, match="name="):
+        twice()
+    no_marker = type("NoMarker", (PowerSplit,), {"CURVES": (Curve("t", "x", "y", "F_P", "V_P"),)})
+    with pytest.raises(ValueError, match="at= and value="):
+        no_marker()
+
+
 def test_clip_line_ends_on_the_box():
     from widgets._base import clip_line
     np.testing.assert_allclose(clip_line([0.5, 0.0, 0.0], [0.0, 2.0, 0.0], (0, 1), (-1, 2)), [[0.5, -1], [0.5, 2]])

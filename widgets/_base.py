@@ -432,6 +432,11 @@ class Ref:
     style: str = ":"
     lw: float = 1.5
 
+    def __post_init__(self):
+        if self.axis not in ("x", "y"):
+            raise ValueError(f"Ref: axis must be 'x' (a vertical line) or 'y' (a horizontal one), "
+                             f"got {self.axis!r}")
+
 
 @dataclass(frozen=True)
 class Curve:
@@ -701,12 +706,18 @@ class Experiment:
                 self.top.plot([x_C], [0.0], "o", color=COLORS["orange"], ms=8, zorder=4)
                 self.top.annotate("C", (x_C, 0.0), (x_C - 0.02, 0.07), fontsize=9)
             for part in self.TOP_PARTS:
+                if not hasattr(part, "build"):
+                    raise ValueError(f"{type(self).__name__}.TOP_PARTS: expected ForceArrow, "
+                                     f"InfiniteLine or TorqueArc parts, got {part!r}")
                 name = part.name or getattr(part, "vector", None) or getattr(part, "point", None) \
                     or part.torque
                 if name in self.parts:
                     raise ValueError(f"{type(self).__name__}.TOP_PARTS: two parts named {name!r}; "
                                      f"give one a name=")
                 self.parts[name] = part.build(self, self.top)
+        elif self.TOP_PARTS:
+            raise ValueError(f"{type(self).__name__}.TOP_PARTS: the parts are drawn on the top "
+                             f"view; declare a TOP_VIEW too")
         self._setup(fig)
         for panel in self.BARS:
             self._bar_parts.append(self._setup_bars(fig, panel))
@@ -780,8 +791,12 @@ class Experiment:
         self._ref_arrow, self._ref_velocity = ref.arrow, ref.velocity
 
     def _setup_curve(self, fig: Figure, c: Curve) -> SimpleNamespace:
-        ax = fig.add_axes(c.rect)
         spec = self._specs.get(c.x)
+        if spec is None and (c.at is None or c.value is None):
+            raise ValueError(f"{type(self).__name__}.CURVES: x={c.x!r} is not a control, so the "
+                             f"curve is drawn over positions and needs at= and value= (the "
+                             f"marker's scene keys)")
+        ax = fig.add_axes(c.rect)
         deps = c.depends
         if spec is not None and deps is None:           # the curve ignores its own control
             deps = tuple(k for k in self._specs if k != c.x and k not in self._players_of())
