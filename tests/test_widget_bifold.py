@@ -102,15 +102,17 @@ def check(e, st):
                                atol=1e-12)
     f = MASS * (_com_accelerations(q, qd, qdd) - g)
     np.testing.assert_allclose([st["f_leaf1"], st["f_leaf2"]], f, atol=2e-5)
-    np.testing.assert_allclose(np.column_stack([e.q_f.U, e.q_f.V]), f[:, :2], atol=2e-5)
-    np.testing.assert_allclose(e.q_f.get_offsets(), [x_C1[:2], x_C2[:2]], atol=1e-12)
+    for i, key in enumerate(("f_leaf1", "f_leaf2")):
+        arrow = e.parts[key].quiver
+        np.testing.assert_allclose(np.column_stack([arrow.U, arrow.V])[0], f[i, :2], atol=2e-5)
+        np.testing.assert_allclose(arrow.get_offsets()[0], [x_C1[:2], x_C2[:2]][i], atol=1e-12)
     # the leaf wrenches, projected on the hinge axes at the base origin, give the library's tau
     p = leaf_points(q)
     S1 = sb.revolute_axis([0, 0, 1], p["O1"], [0, 0, 0])
     S2 = sb.revolute_axis([0, 0, 1], p["O2"], [0, 0, 0])
     F1, F2 = np.array(st["F_leaf1"]), np.array(st["F_leaf2"])
     np.testing.assert_allclose([S1 @ (F1 + F2), S2 @ F2], tau, atol=1e-12)
-    np.testing.assert_allclose(np.column_stack([e.q_g.U, e.q_g.V])[0], g[:2], atol=1e-12)
+    np.testing.assert_allclose(np.column_stack([e.parts['g_base'].quiver.U, e.parts['g_base'].quiver.V])[0], g[:2], atol=1e-12)
     # every other number and line, in closed form (plane kinematics, not spatialbook)
     t = np.deg2rad(st["tilt"])
     np.testing.assert_allclose(st["g_base"], [0, -9.81 * np.sin(t), -9.81 * np.cos(t)], atol=1e-12)
@@ -257,5 +259,5 @@ def test_defaults_are_chapter_9s_bifold_instant():
 
 
 def test_arrow_scale_is_stated(exp):
-    assert exp.q_f.scale == pytest.approx(1 / ARROW_F)
+    assert exp.parts["f_leaf1"].quiver.scale == pytest.approx(1 / ARROW_F)
     assert "0.04 m" in exp.figure.axes[0].get_title()

@@ -29,7 +29,7 @@ import numpy as np
 import pytest
 
 from widgets import EXPERIMENTS, PowerSplit
-from widgets._base import Bars, Player, Slider, fit_limit
+from widgets._base import Bars, Curve, Player, Slider, fit_limit
 
 NAMES = list(EXPERIMENTS)
 
@@ -65,10 +65,11 @@ def _neighbour(spec, value, rng):
 
 
 def controls_outside_span(cls) -> list[str]:
-    """Controls a fitted bar panel of ``cls`` is not fitted over (they would refit the axis)."""
+    """Controls a fitted bar panel or curve of ``cls`` is not fitted over (they would refit
+    the axis)."""
     probe = cls.__new__(cls)
     out = []
-    for p in cls.BARS:
+    for p in (*cls.BARS, *cls.CURVES):
         if p.lim is None:
             out += [k for k in _specs(cls) if k not in probe.fit_span(p) and k not in out]
     return out
@@ -83,6 +84,32 @@ def test_the_span_guard_flags_a_control_outside():
     p = PowerSplit.BARS[0]
     narrow_span = type("NarrowSpan", (PowerSplit,), {"BARS": (Bars(**{**p.__dict__, "span": ("ref_x",)}),)})
     assert controls_outside_span(narrow_span) == ["push_angle", "omega"]
+
+
+def test_the_span_guard_flags_a_curve_with_a_control_outside():
+    from widgets import LeastTorque
+    c = LeastTorque.CURVES[0]
+    narrow_span = type("NarrowSpan", (LeastTorque,), {"CURVES": (Curve(**{**c.__dict__, "span": ("ref_x",)}),)})
+    assert controls_outside_span(narrow_span) == ["push_angle", "couple", "twist"]
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if EXPERIMENTS[n].CURVES])
+def test_curves_stay_inside_the_fitted_axis(name):
+    """At defaults and 60 random settings no point of a declared curve (or reference line on y)
+    is beyond the axis the fit chose."""
+    cls = EXPERIMENTS[name]
+    e = cls()
+    rng = np.random.default_rng(11)
+    try:
+        for i, c in enumerate(cls.CURVES):
+            lo, lim = e.curves[i].axes.get_ylim()
+            assert lo == (0.0 if c.positive else -lim)
+            for values in [e.values()] + [_random_state(cls, rng) for _ in range(60)]:
+                assert c.largest(cls.scene(**values)) <= lim, (name, values, lim)
+            if c.lim is None:
+                assert lim == fit_limit(cls.scene, c, _specs(cls), {})
+    finally:
+        e.close()
 
 
 @pytest.mark.parametrize("name", [n for n in NAMES if EXPERIMENTS[n].BARS])

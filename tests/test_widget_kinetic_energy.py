@@ -24,8 +24,8 @@ def check(e, st):
     np.testing.assert_allclose([st["rotation"], st["coupling"], st["translation"]], terms, atol=1e-12)
     assert st["kinetic_energy"] == pytest.approx(T, abs=1e-12)
     np.testing.assert_allclose(e.bar_heights()[0], [*terms, T], atol=1e-12)
-    np.testing.assert_allclose(e._ref_marker.get_xydata(), [[x, 0]], atol=1e-12)
-    np.testing.assert_allclose(e._ref_arrow.xy, [X_C, 0], atol=1e-12)
+    np.testing.assert_allclose(e.reference.marker.get_xydata(), [[x, 0]], atol=1e-12)
+    np.testing.assert_allclose(e.reference.arrow.xy, [X_C, 0], atol=1e-12)
     np.testing.assert_allclose(st["v_P"], [0, w * x, 0], atol=1e-12)
     np.testing.assert_allclose(st["V_P"], [0, 0, w, 0, w * x, 0], atol=1e-12)
 

@@ -36,7 +36,11 @@ def check(e, st):
     np.testing.assert_allclose(st["f"], F_O[3:], atol=1e-12)
     np.testing.assert_allclose(st["f"], DOOR["mass"] * np.asarray(st["a_C"]), atol=1e-12)
     assert st["hinge_torque"] == pytest.approx(F_O[2], abs=1e-12)
-    np.testing.assert_allclose(uv(e.q_f)[0], F_O[3:5], atol=1e-12)
+    np.testing.assert_allclose(uv(e.parts["total[3:]"].quiver)[0], F_O[3:5], atol=1e-12)
+    for key, part in (("inertial[3:]", sb.inertial_wrench(I, A)), ("bias[3:]", sb.bias_wrench(I, V))):
+        np.testing.assert_allclose(uv(e.parts[key].quiver)[0], part[3:5], atol=1e-12)
+        np.testing.assert_allclose(e.parts[key].quiver.get_offsets()[0], e.reference.marker.get_xydata()[0],
+                                   atol=1e-12)
     # every other number shown: the twist, acceleration, torque, mass and power at the reference
     np.testing.assert_allclose(st["V"], V, atol=1e-12)
     np.testing.assert_allclose(st["A"], A, atol=1e-12)

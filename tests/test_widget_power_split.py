@@ -24,8 +24,19 @@ def check(e, st):
     F_P = sb.shift_wrench(F_O, x_P)
     rot, trans = sb.power_terms(V_P, F_P)
     np.testing.assert_allclose(e.bar_heights()[0], [rot, trans, sb.power(V_P, F_P)], atol=1e-12)
-    np.testing.assert_allclose(uv(e.q_f)[0], f[:2], atol=1e-12)
-    np.testing.assert_allclose(uv(e._ref_velocity)[0], V_P[3:5], atol=1e-12)
+    np.testing.assert_allclose(uv(e.parts["f"].quiver)[0], f[:2], atol=1e-12)
+    np.testing.assert_allclose(uv(e.reference.velocity)[0], V_P[3:5], atol=1e-12)
+    # the drawn line of action runs through Q along f, from one edge of the top view to the other
+    ends = e.parts["line_point"].line.get_xydata()
+    assert len(ends) == 2 and np.linalg.norm(ends[1] - ends[0]) > 1.0
+    for x in ends:
+        r = x - PUSH_POINT[:2]
+        assert abs(r[0] * f[1] - r[1] * f[0]) < 1e-9
+    # the torque arc sweeps tau_P,z / (4 N m) of 315 degrees
+    arc = e.parts["tau_P[2]"]
+    tau_z = np.cross(PUSH_POINT - x_P, f)[2]
+    phi = np.unwrap(np.arctan2(*(arc.arc.get_xydata() - x_P[:2]).T[::-1]))
+    assert phi[-1] - phi[0] == pytest.approx(np.clip(tau_z / 4.0, -1, 1) * 1.75 * np.pi, abs=1e-9)
     # taught: the sum does not depend on P; it equals the power at the hinge
     total_O = sb.power([0, 0, st["omega"], 0, 0, 0], F_O)
     assert st["total_power"] == pytest.approx(total_O, abs=1e-12)
@@ -43,7 +54,7 @@ def check(e, st):
     np.testing.assert_allclose(st["tau_P"], tau_P, atol=1e-12)
     np.testing.assert_allclose(st["f"], f, atol=1e-12)
     np.testing.assert_allclose(st["v_P"], V_P[3:], atol=1e-12)
-    np.testing.assert_allclose(e._ref_marker.get_xydata(), [x_P[:2]], atol=1e-12)
+    np.testing.assert_allclose(e.reference.marker.get_xydata(), [x_P[:2]], atol=1e-12)
 
 
 @pytest.fixture(scope="module")

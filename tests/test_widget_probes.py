@@ -10,6 +10,7 @@ import pytest
 import spatialbook as sb
 from widget_helpers import uv
 from widgets import EXPERIMENTS
+from widgets.probes import ARROWS
 
 DEGENERATE = [dict(path=p, omega=0.0, u=0.0, nu=0.0) for p in ("material", "fixed", "line")]
 
@@ -32,8 +33,8 @@ def check(e, st):
     nu = np.array([0, 0, st["nu"]])
     np.testing.assert_allclose(st["frame_rate"],
                                sb.rotating_frame_derivative(np.eye(3), nu, vdot, V_P[3:]), atol=1e-12)
-    drawn = {k: uv(q)[0] for q, k in zip(e.quivers, e.keys)}
-    for k in e.keys:
+    drawn = {k: uv(e.parts[k].quiver)[0] for k, *_ in ARROWS}
+    for k, *_ in ARROWS:
         np.testing.assert_allclose(drawn[k], np.asarray(st[k])[:2], atol=1e-12)
     rates = [vdot, np.cross(w, u), np.zeros(3), st["frame_rate"]]
     # every other number shown, by hand: v_P = w x x_P, a = -w^2 x_P (steady spin), each

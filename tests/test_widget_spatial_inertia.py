@@ -42,9 +42,9 @@ def check(e, st):
     assert st["coupling_max"] == pytest.approx(DOOR["mass"] * np.max(np.abs(c)), abs=1e-12)
     assert st["mass"] == DOOR["mass"]
     # the marker at P, the d arrow from P to C
-    np.testing.assert_allclose(e._ref_marker.get_xydata(), [x_P[:2]], atol=1e-12)
-    np.testing.assert_allclose(e._ref_arrow.xy, DOOR["com"][:2], atol=1e-12)
-    np.testing.assert_allclose(e._ref_arrow.get_position(), x_P[:2], atol=1e-12)
+    np.testing.assert_allclose(e.reference.marker.get_xydata(), [x_P[:2]], atol=1e-12)
+    np.testing.assert_allclose(e.reference.arrow.xy, DOOR["com"][:2], atol=1e-12)
+    np.testing.assert_allclose(e.reference.arrow.get_position(), x_P[:2], atol=1e-12)
 
 
 def test_defaults_are_chapter_6s_door():

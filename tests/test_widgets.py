@@ -187,6 +187,90 @@ def test_declared_bars_draw_the_scene_and_fill_their_axis(exps, name):
             assert row[1] in e._scene["numbers"]
 
 
+@pytest.mark.parametrize("name", [n for n in NAMES if EXPERIMENTS[n].CURVES])
+def test_declared_curves_draw_the_scene_and_hold_their_axis(exps, name):
+    """Every control across its range: each declared curve's line, marker and reference lines
+    are the scene's values, and its axis is the one fitted once over every control."""
+    from widgets._base import lookup
+    e = get(exps, name)
+    defaults = e.values()
+    initial = [c.axes.get_ylim() for c in e.curves]
+    for spec in e.CONTROLS:
+        if isinstance(spec, Player):
+            continue
+        for v in spec.sweep(3):
+            e.set(**{spec.name: v})
+            s = e._scene
+            for j, (c, d) in enumerate(zip(e.CURVES, e.curves)):
+                assert d.axes.get_ylim() == initial[j], (name, spec.name, v)
+                if c.x not in e.controls:
+                    np.testing.assert_array_equal(d.line.get_xdata(), lookup(s, c.x))
+                    np.testing.assert_array_equal(d.line.get_ydata(), lookup(s, c.y))
+                    np.testing.assert_array_equal(d.marker.get_xydata(),
+                                                  [[lookup(s, c.at), lookup(s, c.value)]])
+                else:
+                    assert d.marker.get_xydata()[0, 0] == e.values()[c.x]
+                    assert d.marker.get_xydata()[0, 1] == lookup(s, c.y)
+                for r, line in zip(c.refs, d.refs):
+                    drawn = line.get_xdata() if r.axis == "x" else line.get_ydata()
+                    np.testing.assert_array_equal(drawn, [lookup(s, r.key)] * 2)
+                if c.lim is None:
+                    assert initial[j][1] == e._fitted_limit(("curve", j), c)
+        e.set(**defaults)
+
+
+def test_curve_over_a_control_samples_the_scene():
+    """A Curve whose x is a control runs over the control's range, the others held; it is
+    redrawn when another control changes, and its axis is fitted over every control."""
+    from widgets import Curve, PowerSplit
+    cls = type("PowerCurve", (PowerSplit,), {"CURVES": (Curve("total power over P", "x_P (m)", "W",
+                                                              "rotational_power", "ref_x",
+                                                              rect=(0.7, 0.6, 0.25, 0.3)),)})
+    e = cls(push_angle=30.0)
+    try:
+        d = e.curves[0]
+        xs = np.asarray(PowerSplit.CONTROLS[0].sweep(61))
+        expect = [PowerSplit.scene(ref_x=x, push_angle=30.0)["numbers"]["rotational_power"] for x in xs]
+        np.testing.assert_allclose(d.line.get_xdata(), xs)
+        np.testing.assert_allclose(d.line.get_ydata(), expect, atol=1e-12)
+        e.set(omega=-1.0)
+        expect = [PowerSplit.scene(ref_x=x, push_angle=30.0, omega=-1.0)["numbers"]["rotational_power"]
+                  for x in xs]
+        np.testing.assert_allclose(d.line.get_ydata(), expect, atol=1e-12)
+        assert d.axes.get_xlim() == (0.0, 0.8)
+        lim = d.axes.get_ylim()
+        assert lim[0] == -lim[1] and np.max(np.abs(expect)) <= lim[1]
+        before = e.redraws
+        e.set(ref_x=0.5)
+        assert e.redraws == before and d.marker.get_xydata()[0, 0] == 0.5
+    finally:
+        e.close()
+
+
+def test_declared_parts_reject_bad_declarations():
+    from widgets import Curve, ForceArrow, KineticEnergy, PowerSplit, Ref
+    with pytest.raises(ValueError, match="axis"):
+        Ref("least_torque", axis="z")
+    no_top = type("NoTop", (KineticEnergy,), {"TOP_VIEW": None, "REFERENCE": None,
+                                              "TOP_PARTS": (ForceArrow("v_P", "x_P"),)})
+    with pytest.raises(ValueError, match="TOP_VIEW"):
+        no_top()
+    twice = type("Twice", (PowerSplit,), {"TOP_PARTS": (ForceArrow("f", (0, 0)), ForceArrow("f", (1, 0)))})
+    with pytest.raises(ValueError, match="name="):
+        twice()
+    no_marker = type("NoMarker", (PowerSplit,), {"CURVES": (Curve("t", "x", "y", "F_P", "V_P"),)})
+    with pytest.raises(ValueError, match="at= and value="):
+        no_marker()
+
+
+def test_clip_line_ends_on_the_box():
+    from widgets._base import clip_line
+    np.testing.assert_allclose(clip_line([0.5, 0.0, 0.0], [0.0, 2.0, 0.0], (0, 1), (-1, 2)), [[0.5, -1], [0.5, 2]])
+    np.testing.assert_allclose(clip_line([0, 0], [1, 1], (-1, 2), (-0.5, 0.5)), [[-0.5, -0.5], [0.5, 0.5]])
+    assert clip_line([5, 5], [1, 0], (0, 1), (0, 1)).shape == (0, 2)        # misses the box
+    assert clip_line([0.5, 0.5], [0, 0], (0, 1), (0, 1)).shape == (0, 2)    # no direction
+
+
 def test_nice_limit():
     assert [nice_limit(x) for x in (0.0, 0.9, 1.0, 2.0, 3.2, 7.5, 8.0, 12.0, 0.013)] == \
         [1.0, 1.0, 1.5, 2.5, 4.0, 10.0, 10.0, 15.0, 0.015]

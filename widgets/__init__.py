@@ -12,9 +12,11 @@ Every experiment: ``.controls`` (dict of ipywidgets), ``.widget`` (displayable),
 
 from __future__ import annotations
 
-from ._base import Bars, Choice, Experiment, Player, ReferencePoint, Series, Slider, TopView
+from ._base import (Bars, Choice, Curve, Experiment, ForceArrow, InfiniteLine, Player, Ref, ReferencePoint,
+                    Series, Slider, TopView, TorqueArc)
 from .bifold import BifoldDoor
 from .kinetic_energy import KineticEnergy
+from .least_torque import LeastTorque
 from .newton_euler import NewtonEuler
 from .power_split import PowerSplit
 from .principal_axes import PrincipalAxes
@@ -35,7 +37,8 @@ EXPERIMENTS: dict[str, type[Experiment]] = {cls.name: cls for cls in (
     PrincipalAxes,      # E7, chapter 10
     BifoldDoor,         # E8, chapter 11
     KineticEnergy,      # E9, chapter 6 (also the README recipe's worked example)
+    LeastTorque,        # E10, chapter 5
 )}
 
 __all__ = ["EXPERIMENTS", "Experiment", "Slider", "Choice", "Player", "TopView", "Bars", "Series",
-           "ReferencePoint", *(cls.__name__ for cls in EXPERIMENTS.values())]
+           "ReferencePoint", "ForceArrow", "InfiniteLine", "TorqueArc", "Curve", "Ref", *(cls.__name__ for cls in EXPERIMENTS.values())]

@@ -16,8 +16,11 @@ An experiment is a subclass of :class:`Experiment` that supplies
 - optionally, declared parts that the base class builds, draws and blits itself:
   ``TOP_VIEW`` (:class:`TopView`, the door from above, ``self.top``), ``REFERENCE``
   (:class:`ReferencePoint`, the sliding point with its label, d arrow and velocity arrow) and
-  ``BARS`` (:class:`Bars` panels of :class:`Series`, each axis fitted once over every control).
-  An experiment made only of declarations needs no ``_setup`` or ``_draw`` (E9).
+  ``BARS`` (:class:`Bars` panels of :class:`Series`, each axis fitted once over every control),
+  ``TOP_PARTS`` (:class:`ForceArrow`, :class:`InfiniteLine`, :class:`TorqueArc` on the top view,
+  ``self.parts``) and ``CURVES`` (:class:`Curve` panels, a quantity against a control or a
+  position, fitted like the bars, ``self.curves``).  An experiment made only of declarations
+  needs no ``_setup`` or ``_draw`` (E9, E10).
 
 The figure is a :class:`matplotlib.figure.Figure` on a :class:`FigureCanvasAgg` (never
 pyplot), shown as PNG bytes in an :class:`ipywidgets.Image`, so it works with or without
@@ -31,6 +34,7 @@ import math
 import struct
 import zlib
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any, Callable, Sequence
 
 import ipywidgets as W
@@ -157,6 +161,9 @@ class TopView:
     door_alpha: float = 0.85
     door_zorder: float = 1
     com: bool = False                   # mark the door's centre of mass C (orange dot, "C")
+    legend: str | None = None           # where the legend of the labelled top-view parts goes
+    legend_fontsize: float = 7
+    legend_ncols: int = 1
 
 
 @dataclass(frozen=True)
@@ -248,6 +255,238 @@ class ReferencePoint:
     velocity: str | None = None
     scale: float = 0.15
     color: str = "#0072B2"
+    legend: str = ""                    # its entry in the top view's legend (marker and arrow)
+
+
+
+# ------------------------------------------------------- declared top-view parts and curves
+
+
+def lookup(scene: dict, key: str) -> np.ndarray:
+    """The value a declared part draws: ``key`` in ``scene["numbers"]``, else in the scene
+    itself (``"points/C1"`` walks nested dicts); a tail ``"[2]"`` takes a component and
+    ``"[3:5]"`` a slice (``"tau_P[2]"``, ``"total[3:]"``)."""
+    name, _, index = key.partition("[")
+    numbers = scene.get("numbers", {})
+    if name in numbers:
+        v = numbers[name]
+    else:
+        v = scene
+        for part in name.split("/"):
+            v = v[part]
+    v = np.asarray(v, float)
+    if not index:
+        return v
+    lo, colon, hi = index[:-1].partition(":")
+    if colon:
+        return v[slice(int(lo) if lo else None, int(hi) if hi else None)]
+    return v[int(lo)]
+
+
+def _point(scene: dict, at) -> np.ndarray:
+    """A part's anchor: a scene key (``lookup``) or fixed coordinates (m)."""
+    return lookup(scene, at) if isinstance(at, str) else np.asarray(at, float)
+
+
+def clip_line(point, direction, xlim, ylim) -> np.ndarray:
+    """The segment of the infinite line through ``point`` along ``direction`` (x, y used) inside
+    the box ``xlim`` x ``ylim``: a (2, 2) array of its ends, or shape (0, 2) if the line misses
+    the box or the direction is zero (Liang-Barsky)."""
+    p, d = np.asarray(point, float)[:2], np.asarray(direction, float)[:2]
+    lo, hi = -np.inf, np.inf
+    for pi, di, (a, b) in zip(p, d, (sorted(xlim), sorted(ylim))):
+        if abs(di) < 1e-15:
+            if not a <= pi <= b:
+                return np.zeros((0, 2))
+            continue
+        t0, t1 = sorted(((a - pi) / di, (b - pi) / di))
+        lo, hi = max(lo, t0), min(hi, t1)
+    if not (math.isfinite(lo) and math.isfinite(hi)) or lo > hi:
+        return np.zeros((0, 2))
+    return np.array([p + lo * d, p + hi * d])
+
+
+@dataclass(frozen=True)
+class ForceArrow:
+    """A vector drawn as an arrow on the top view, declared once (in ``TOP_PARTS``): the x, y
+    components of the scene key ``vector`` (a force in N, or any vector) from the point ``at``
+    (a scene key, or fixed coordinates), ``scale`` m per unit ("1 N ↦ 0.06 m").  Moving;
+    ``depends``: the controls it depends on (drawn in the cached layer, see ``_moving``).
+    Artist for tests: ``exp.parts[name].quiver`` (``name`` defaults to ``vector``)."""
+
+    vector: str
+    at: str | tuple
+    scale: float = 0.06
+    label: str = ""
+    color: str = "#D55E00"
+    width: float = 0.008
+    zorder: float = 6
+    depends: tuple | None = None
+    name: str = ""
+
+    def build(self, exp: "Experiment", ax) -> SimpleNamespace:
+        x = np.zeros(2) if isinstance(self.at, str) else np.asarray(self.at, float)[:2]
+        q = exp._moving(ax.quiver([x[0]], [x[1]], [0], [0], color=self.color, angles="xy",
+                                  scale_units="xy", scale=1 / self.scale, width=self.width,
+                                  zorder=self.zorder), depends=self.depends)
+        return SimpleNamespace(quiver=q)
+
+    def draw(self, drawn: SimpleNamespace, scene: dict) -> None:
+        v = lookup(scene, self.vector)
+        if isinstance(self.at, str):
+            drawn.quiver.set_offsets(_point(scene, self.at)[None, :2])
+        drawn.quiver.set_UVC(v[:1], v[1:2])
+
+    def handle(self):
+        from matplotlib.lines import Line2D
+        return Line2D([], [], color=self.color, lw=3, label=self.label)
+
+
+@dataclass(frozen=True)
+class InfiniteLine:
+    """A line of action or an axis on the top view, declared once (in ``TOP_PARTS``): the
+    infinite line through the scene key ``point`` along the scene key ``direction`` (x, y
+    used), clipped to the axes' limits.  Moving (``depends`` as for :class:`ForceArrow`).
+    Artist for tests: ``exp.parts[name].line`` (a ``Line2D`` from one edge of the box to the
+    other; ``name`` defaults to ``point``)."""
+
+    point: str
+    direction: str
+    label: str = ""
+    color: str = "#D55E00"
+    style: str = "--"
+    lw: float = 1.0
+    zorder: float = 1
+    depends: tuple | None = None
+    name: str = ""
+
+    def build(self, exp: "Experiment", ax) -> SimpleNamespace:
+        line = exp._moving(ax.plot([], [], self.style, color=self.color, lw=self.lw,
+                                   zorder=self.zorder)[0], depends=self.depends)
+        return SimpleNamespace(line=line, axes=ax)
+
+    def draw(self, drawn: SimpleNamespace, scene: dict) -> None:
+        seg = clip_line(lookup(scene, self.point), lookup(scene, self.direction),
+                        drawn.axes.get_xlim(), drawn.axes.get_ylim())
+        drawn.line.set_data(seg[:, 0], seg[:, 1])
+
+    def handle(self):
+        from matplotlib.lines import Line2D
+        return Line2D([], [], color=self.color, ls=self.style, lw=max(self.lw, 1.0), label=self.label)
+
+
+#: a torque arc's sweep at ``TorqueArc.full`` (and beyond): 315 degrees
+ARC_SWEEP = 1.75 * np.pi
+
+
+@dataclass(frozen=True)
+class TorqueArc:
+    """A torque about z drawn as a circular arc on the top view, declared once (in
+    ``TOP_PARTS``): centred on ``at`` (a scene key or fixed coordinates), radius ``radius`` m,
+    starting at the angle ``start`` (deg), sweeping ``tau / full`` of 315 degrees
+    (counter-clockwise for tau > 0, clipped at +-315), with a dot at its end (hidden at zero
+    torque).  ``torque`` is a scene key of tau_z (``"tau_P[2]"``).  Its legend entry carries
+    the scale note "(4 N m ↦ 315°)".  Artists for tests: ``exp.parts[name].arc`` and
+    ``.head`` (``name`` defaults to ``torque``)."""
+
+    torque: str
+    at: str | tuple
+    full: float = 4.0
+    radius: float = 0.09
+    start: float = 90.0
+    label: str = ""
+    color: str = "#009E73"
+    lw: float = 2.0
+    zorder: float = 6
+    depends: tuple | None = None
+    name: str = ""
+
+    def build(self, exp: "Experiment", ax) -> SimpleNamespace:
+        arc = exp._moving(ax.plot([], [], "-", color=self.color, lw=self.lw, zorder=self.zorder)[0],
+                          depends=self.depends)
+        head = exp._moving(ax.plot([], [], "o", color=self.color, ms=4, zorder=self.zorder)[0],
+                           depends=self.depends)
+        return SimpleNamespace(arc=arc, head=head)
+
+    def sweep(self, tau: float) -> float:
+        """The arc's signed sweep (rad) for a torque ``tau``."""
+        return float(np.clip(tau / self.full, -1.0, 1.0) * ARC_SWEEP)
+
+    def draw(self, drawn: SimpleNamespace, scene: dict) -> None:
+        x = _point(scene, self.at)
+        span = self.sweep(float(lookup(scene, self.torque)))
+        phi = np.linspace(0.0, span, 40) + np.deg2rad(self.start)
+        xs, ys = x[0] + self.radius * np.cos(phi), x[1] + self.radius * np.sin(phi)
+        drawn.arc.set_data(xs, ys)
+        drawn.head.set_data([xs[-1]], [ys[-1]])
+        drawn.head.set_visible(abs(span) > 1e-9)
+
+    def handle(self):
+        from matplotlib.lines import Line2D
+        return Line2D([], [], color=self.color, lw=self.lw,
+                      label=f"{self.label} ({self.full:g} N m ↦ 315°)")
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A reference line of a :class:`Curve`: vertical at x = the scene key ``key``
+    (``axis="x"``, e.g. where the central axis crosses) or horizontal at y = it (``"y"``,
+    e.g. the smallest value)."""
+
+    key: str
+    axis: str = "x"
+    label: str = ""
+    color: str = "#999999"
+    style: str = ":"
+    lw: float = 1.5
+
+    def __post_init__(self):
+        if self.axis not in ("x", "y"):
+            raise ValueError(f"Ref: axis must be 'x' (a vertical line) or 'y' (a horizontal one), "
+                             f"got {self.axis!r}")
+
+
+@dataclass(frozen=True)
+class Curve:
+    """A quantity plotted against a control or a position, declared once (in ``CURVES``).
+
+    ``x`` is a control name (the curve runs over that control's range, the other controls at
+    their values: ``y`` is then a scalar scene key, evaluated by ``scene`` at each value of the
+    control's grid, at most ``points`` of them) or a scene key holding the positions (a vector;
+    ``y`` is then a vector key of the same length).  A dot marks the current value: at the
+    control's value, or at (``at``, ``value``), two scalar keys; ``refs`` (:class:`Ref`) add
+    moving reference lines.  The y axis is fitted once per class over the controls in ``span``
+    exactly like :class:`Bars` (:func:`fit_limit`, ``lim=None``), from 0 if ``positive`` else
+    from -lim.  Artists for tests: ``exp.curves[i].axes``, ``.line``, ``.marker`` and
+    ``.refs`` (one ``Line2D`` per :class:`Ref`)."""
+
+    title: str
+    xlabel: str
+    ylabel: str
+    y: str
+    x: str
+    at: str | None = None
+    value: str | None = None
+    refs: tuple = ()
+    rect: tuple = (0.62, 0.12, 0.35, 0.78)
+    lim: float | None = None
+    span: tuple | None = None           # None: every control (Play excluded)
+    samples: int = 9
+    positive: bool = False
+    xlim: tuple | None = None           # default: the control's range, or the positions' ends
+    label: str = ""
+    color: str = "#0072B2"
+    legend: str | None = "upper right"
+    depends: tuple | None = None        # the controls the line depends on (cached layer)
+    points: int = 61
+
+    def largest(self, scene: dict) -> float:
+        """The largest |y| of this scene (the fit's measure)."""
+        big = float(np.max(np.abs(lookup(scene, self.y))))
+        for r in self.refs:
+            if r.axis == "y":
+                big = max(big, abs(float(lookup(scene, r.key))))
+        return big
 
 
 def nice_limit(x: float) -> float:
@@ -272,9 +511,15 @@ def _largest_bar(p: "Bars", numbers: dict) -> float:
     return max(big, float(np.max(np.abs(numbers[p.total])))) if p.total else big
 
 
+def _largest(p, scene: dict) -> float:
+    """The measure an axis is fitted to: the largest bar (or total) of a :class:`Bars`, the
+    largest |y| of a :class:`Curve` (its ``largest``)."""
+    return p.largest(scene) if hasattr(p, "largest") else _largest_bar(p, scene["numbers"])
+
+
 def fit_limit(scene: Callable[..., dict], p: "Bars", specs: dict, values: dict,
               budget: int | None = None) -> float:
-    """``nice_limit`` of the largest bar of panel ``p`` over the box of the controls ``specs``
+    """``nice_limit`` of the largest bar of panel ``p`` (or the largest |y| of a :class:`Curve`) over the box of the controls ``specs``
     (name -> spec), the others at ``values``: the whole grid of ``p.samples`` values per control
     if it has at most ``budget`` points (default :data:`FIT_BUDGET`); otherwise ``budget``
     seeded random grid points (each coordinate an end with probability 1/2), then a coordinate-
@@ -294,7 +539,7 @@ def fit_limit(scene: Callable[..., dict], p: "Bars", specs: dict, values: dict,
     def largest(idx: tuple) -> float:
         if idx not in seen:
             v = {**values, **{c: grids[j][k] for j, (c, k) in enumerate(zip(names, idx))}}
-            seen[idx] = _largest_bar(p, scene(**v)["numbers"])
+            seen[idx] = _largest(p, scene(**v))
         return seen[idx]
 
     if math.prod(len(g) for g in grids) <= budget:
@@ -369,6 +614,8 @@ class Experiment:
     TOP_VIEW: TopView | None = None          # declared parts, built and drawn by the base class
     BARS: tuple = ()                         # Bars panels
     REFERENCE: ReferencePoint | None = None  # on the top view
+    TOP_PARTS: tuple = ()                    # ForceArrow, InfiniteLine, TorqueArc on the top view
+    CURVES: tuple = ()                       # Curve panels
     main_control: str = ""
     narrow: bool = False                     # phone layout (set per instance, see __init__)
     scene: Callable[..., dict]               # set by subclasses as staticmethod(module.scene)
@@ -449,9 +696,14 @@ class Experiment:
 
     # ------------------------------------------------------------------ declared parts
     def _build(self, fig: Figure) -> None:
-        """Build the declared top view, the experiment's own artists, the bar panels and the
-        reference-point marker, in that order."""
+        """Build the declared top view and its parts (``TOP_PARTS``, as ``self.parts``), the
+        experiment's own artists, the bar panels, the curves, the reference point and the top
+        view's legend, in that order."""
         self._bar_parts: list = []
+        self.parts: dict[str, SimpleNamespace] = {}
+        self.curves: list[SimpleNamespace] = []
+        self.reference = None
+        self.top_legend: list = []           # extra legend handles an experiment adds in _setup
         if self.TOP_VIEW is not None:
             t = self.TOP_VIEW
             self.top, self.door = door_top_view(
@@ -461,11 +713,35 @@ class Experiment:
                 x_C = float(sb.DOOR["com"][0])
                 self.top.plot([x_C], [0.0], "o", color=COLORS["orange"], ms=8, zorder=4)
                 self.top.annotate("C", (x_C, 0.0), (x_C - 0.02, 0.07), fontsize=9)
+            for part in self.TOP_PARTS:
+                if not hasattr(part, "build"):
+                    raise ValueError(f"{type(self).__name__}.TOP_PARTS: expected ForceArrow, "
+                                     f"InfiniteLine or TorqueArc parts, got {part!r}")
+                name = part.name or getattr(part, "vector", None) or getattr(part, "point", None) \
+                    or part.torque
+                if name in self.parts:
+                    raise ValueError(f"{type(self).__name__}.TOP_PARTS: two parts named {name!r}; "
+                                     f"give one a name=")
+                self.parts[name] = part.build(self, self.top)
+        elif self.TOP_PARTS:
+            raise ValueError(f"{type(self).__name__}.TOP_PARTS: the parts are drawn on the top "
+                             f"view; declare a TOP_VIEW too")
         self._setup(fig)
         for panel in self.BARS:
             self._bar_parts.append(self._setup_bars(fig, panel))
+        for curve in self.CURVES:
+            self.curves.append(self._setup_curve(fig, curve))
         if self.REFERENCE is not None:
             self._setup_reference(self.REFERENCE)
+        t = self.TOP_VIEW
+        if t is not None and t.legend:
+            handles = [*self.top_legend, *(p.handle() for p in self.TOP_PARTS if p.label)]
+            r = self.REFERENCE
+            if r is not None and r.legend:
+                from matplotlib.lines import Line2D
+                handles.append(Line2D([], [], color=r.color, marker="D", lw=3, label=r.legend))
+            self._on_top(self.top.legend(handles=handles, loc=t.legend, fontsize=t.legend_fontsize,
+                                         ncols=t.legend_ncols, framealpha=0.9))
 
     def _setup_bars(self, fig: Figure, p: Bars) -> tuple:
         ax = fig.add_axes(p.rect)
@@ -502,22 +778,98 @@ class Experiment:
         return ax, groups, total
 
     def _setup_reference(self, r: ReferencePoint) -> None:
+        """``self.reference``: ``.marker`` (Line2D), ``.label`` (Text), ``.arrow`` (the d
+        annotation: ``.xy`` its head at the target, ``get_position()`` its tail at P) and
+        ``.velocity`` (Quiver); the last three None unless declared."""
         ax = self.top
-        self._ref_marker = self._moving(ax.plot([], [], "D", color=r.color, ms=8, zorder=7)[0])
-        self._ref_label = self._ref_arrow = self._ref_velocity = None
+        ref = self.reference = SimpleNamespace(label=None, arrow=None, velocity=None)
+        ref.marker = self._moving(ax.plot([], [], "D", color=r.color, ms=8, zorder=7)[0])
         if r.label:
-            self._ref_label = self._moving(ax.text(0, -0.13, r.label, fontsize=9, ha="center",
-                                                   color=r.color))
+            ref.label = self._moving(ax.text(0, -0.13, r.label, fontsize=9, ha="center",
+                                             color=r.color))
         if r.target:
-            self._ref_arrow = self._moving(ax.annotate(
+            ref.arrow = self._moving(ax.annotate(
                 "", (0, 0), (0, 0), zorder=5, arrowprops=dict(arrowstyle="->", color=r.color, lw=1.5)))
         if r.velocity:
-            self._ref_velocity = self._moving(ax.quiver(
+            ref.velocity = self._moving(ax.quiver(
                 [0], [0], [0], [0], color=r.color, angles="xy", scale_units="xy", scale=1 / r.scale,
                 width=0.008, zorder=6))
+        # the private names of earlier branches
+        self._ref_marker, self._ref_label = ref.marker, ref.label
+        self._ref_arrow, self._ref_velocity = ref.arrow, ref.velocity
+
+    def _setup_curve(self, fig: Figure, c: Curve) -> SimpleNamespace:
+        spec = self._specs.get(c.x)
+        if spec is None and (c.at is None or c.value is None):
+            raise ValueError(f"{type(self).__name__}.CURVES: x={c.x!r} is not a control, so the "
+                             f"curve is drawn over positions and needs at= and value= (the "
+                             f"marker's scene keys)")
+        ax = fig.add_axes(c.rect)
+        deps = c.depends
+        if spec is not None and deps is None:           # the curve ignores its own control
+            deps = tuple(k for k in self._specs if k != c.x and k not in self._players_of())
+        line = self._moving(ax.plot([], [], "-", color=c.color, lw=2, zorder=3,
+                                    label=c.label or None)[0], depends=deps)
+        marker = self._moving(ax.plot([], [], "o", color=c.color, mec="black", ms=7, zorder=5)[0])
+        refs = []
+        for r in c.refs:
+            make = ax.axvline if r.axis == "x" else ax.axhline
+            refs.append(self._moving(make(0.0, color=r.color, ls=r.style, lw=r.lw, zorder=2,
+                                          label=r.label or None)))
+        if c.xlim is not None:
+            ax.set_xlim(*c.xlim)
+        elif spec is not None:
+            ax.set_xlim(spec.min, spec.max)
+        lim = c.lim if c.lim is not None else 1.0
+        ax.set_ylim(0.0 if c.positive else -lim, lim)
+        ax.set_xlabel(c.xlabel)
+        ax.set_ylabel(c.ylabel)
+        ax.set_title(c.title, fontsize=10)
+        ax.grid(True, alpha=0.3)
+        if not c.positive:
+            ax.axhline(0, color="black", lw=0.8)
+        if c.legend and (c.label or any(r.label for r in c.refs)):
+            self._on_top(ax.legend(loc=c.legend, fontsize=8, framealpha=0.9))
+        return SimpleNamespace(axes=ax, line=line, marker=marker, refs=refs, cache={},
+                               xlim_set=c.xlim is not None or spec is not None)
+
+    def _players_of(self) -> set:
+        return {c.name for c in self.CONTROLS if isinstance(c, Player)}
+
+    def _draw_curve(self, j: int, c: Curve, d: SimpleNamespace, scene: dict) -> bool:
+        values = self._drawn_values
+        spec = self._specs.get(c.x)
+        if spec is not None:                            # y(control), the others held
+            key = tuple((k, repr(v)) for k, v in sorted(values.items()) if k != c.x)
+            if key not in d.cache:
+                xs = spec.sweep(c.points)
+                ys = [float(lookup(type(self).scene(**{**values, c.x: x}), c.y)) for x in xs]
+                d.cache.clear()                         # one setting of the others is kept
+                d.cache[key] = (np.asarray(xs, float), np.asarray(ys))
+            xs, ys = d.cache[key]
+            mx, my = float(values[c.x]), float(lookup(scene, c.y))
+        else:
+            xs, ys = lookup(scene, c.x), lookup(scene, c.y)
+            mx, my = float(lookup(scene, c.at)), float(lookup(scene, c.value))
+        d.line.set_data(xs, ys)
+        d.marker.set_data([mx], [my])
+        for r, line in zip(c.refs, d.refs):
+            v = float(lookup(scene, r.key))
+            (line.set_xdata if r.axis == "x" else line.set_ydata)([v, v])
+        full = False
+        if not d.xlim_set:                              # positions: their ends, once
+            d.axes.set_xlim(float(np.min(xs)), float(np.max(xs)))
+            d.xlim_set = full = True
+        if c.lim is None:
+            lim = self._fitted_limit(("curve", j), c)
+            if lim != d.axes.get_ylim()[1]:
+                d.axes.set_ylim(0.0 if c.positive else -lim, lim)
+                full = True
+        return full
 
     def _draw_declared(self, scene: dict) -> bool:
-        """Heights of the declared bars, the reference marker; True if an axis was rescaled."""
+        """Heights of the declared bars, the curves, the top-view parts, the reference marker;
+        True if an axis was rescaled."""
         numbers = scene["numbers"]
         full = False
         for i, (p, (ax, groups, total)) in enumerate(zip(self.BARS, self._bar_parts)):
@@ -531,23 +883,27 @@ class Experiment:
                 if lim != ax.get_ylim()[1]:
                     ax.set_ylim(-lim, lim)
                     full = True
-        r = self.REFERENCE
+        for j, (c, d) in enumerate(zip(self.CURVES, self.curves)):
+            full = self._draw_curve(j, c, d, scene) or full
+        for part, drawn in zip(self.TOP_PARTS, self.parts.values()):
+            part.draw(drawn, scene)
+        r, ref = self.REFERENCE, self.reference
         if r is not None:
             x = np.asarray(scene[r.key], float)
-            self._ref_marker.set_data([x[0]], [x[1]])
-            if self._ref_label is not None:
-                self._ref_label.set_x(x[0])
-            if self._ref_arrow is not None:
+            ref.marker.set_data([x[0]], [x[1]])
+            if ref.label is not None:
+                ref.label.set_x(x[0])
+            if ref.arrow is not None:
                 t = np.asarray(scene[r.target], float)
-                self._ref_arrow.xy = (t[0], t[1])
-                self._ref_arrow.set_position((x[0], x[1]))
-            if self._ref_velocity is not None:
+                ref.arrow.xy = (t[0], t[1])
+                ref.arrow.set_position((x[0], x[1]))
+            if ref.velocity is not None:
                 v = np.asarray(numbers[r.velocity], float)
-                self._ref_velocity.set_offsets(x[None, :2])
-                self._ref_velocity.set_UVC(v[:1], v[1:2])
+                ref.velocity.set_offsets(x[None, :2])
+                ref.velocity.set_UVC(v[:1], v[1:2])
         return full
 
-    def fit_span(self, p: Bars) -> tuple:
+    def fit_span(self, p: Bars | Curve) -> tuple:
         """The controls a panel's axis is fitted over: ``p.span``, or every control (no Play)."""
         return tuple(p.span) if p.span else tuple(
             c.name for c in self.CONTROLS if not isinstance(c, Player))

@@ -29,7 +29,7 @@ import numpy as np
 
 import spatialbook as sb
 
-from ._base import COLORS, Bars, Experiment, Series, Slider, TopView
+from ._base import COLORS, Bars, Experiment, ForceArrow, Series, Slider, TopView, TorqueArc
 
 LEAF = sb.DOOR
 MASS = float(LEAF["mass"])
@@ -136,15 +136,6 @@ def scene(q2=-90.0, q1=45.0, tilt=10.0, qd1=2.0, qd2=-1.0, qdd1=3.0, qdd2=0.5) -
     return {"points": p, "numbers": numbers}
 
 
-def _arc(center, tau, r=0.13):
-    """Points of an arc about ``center`` whose span is proportional to tau (counter-clockwise
-    for tau > 0), and its end point."""
-    span = np.clip(tau / ARC_TAU, -1.0, 1.0) * 1.75 * np.pi
-    phi = np.linspace(0.0, span, 40) - np.pi / 2
-    xs, ys = center[0] + r * np.cos(phi), center[1] + r * np.sin(phi)
-    return xs, ys, span
-
-
 class BifoldDoor(Experiment):
     """E8: the bifold door's joint torques, tau = H q̈ + C_v + G, with H's properties and the power balance."""
 
@@ -170,7 +161,13 @@ class BifoldDoor(Experiment):
     )
     TOP_VIEW = TopView((0.06, 0.12, 0.42, 0.78), (-1.75, 1.75), (-1.75, 1.75),
                        "bifold door along the hinge line: force on each leaf\n"
-                       "(1 N ↦ 0.04 m), joint torque arcs", hinge_label=(0.08, -0.2), door_zorder=2)
+                       "(1 N ↦ 0.04 m), joint torque arcs", hinge_label=(0.08, -0.2), door_zorder=2,
+                       legend="lower left", legend_fontsize=6.5)
+    TOP_PARTS = (ForceArrow("f_leaf1", "points/C1", ARROW_F, "f on leaf 1", zorder=7),
+                 ForceArrow("f_leaf2", "points/C2", ARROW_F, "f on leaf 2", COLORS["purple"], zorder=7),
+                 ForceArrow("g_base", (-1.45, 1.45), 0.1, "", COLORS["green"], 0.006, 7),
+                 TorqueArc("tau[0]", "points/O1", ARC_TAU, 0.13, -90.0, "τ arcs", COLORS["blue"]),
+                 TorqueArc("tau[1]", "points/O2", ARC_TAU, 0.13, -90.0, "", COLORS["blue"]))
     BARS = (Bars("τ = H q̈ + C_v(q, q̇) + G(q)", "joint torque (N m)", "N m",
                  ("joint 1\n(wall hinge)", "joint 2\n(middle hinge)"),
                  (Series("H q̈ (inertial)", "inertial", COLORS["green"]),
@@ -189,37 +186,14 @@ class BifoldDoor(Experiment):
                                           solid_capstyle="butt", zorder=2)[0])
         self.hinge2 = self._moving(ax.plot([], [], "o", color="black", ms=5, zorder=5)[0])
         self.coms = self._moving(ax.plot([], [], "o", color=COLORS["orange"], ms=6, zorder=4)[0])
-        q = dict(angles="xy", scale_units="xy", scale=1 / ARROW_F, width=0.008, zorder=7)
-        self.q_f = self._moving(ax.quiver([0, 0], [0, 0], [0, 0], [0, 0],
-                                          color=[COLORS["vermillion"], COLORS["purple"]], **q))
-        self.q_g = self._moving(ax.quiver([-1.45], [1.45], [0], [0], color=COLORS["green"],
-                                          angles="xy", scale_units="xy", scale=1 / 0.1,
-                                          width=0.006, zorder=7))
         ax.annotate("g across\nthe hinges", (-1.45, 1.45), (-1.7, 1.5), fontsize=7, ha="left")
-        self.arcs = [self._moving(ax.plot([], [], "-", color=COLORS["blue"], lw=2, zorder=6)[0])
-                     for _ in range(2)]
-        self.arc_heads = [self._moving(ax.plot([], [], "o", color=COLORS["blue"], ms=4, zorder=6)[0])
-                          for _ in range(2)]
-        self._on_top(ax.legend(handles=[
-            Line2D([], [], color=COLORS["door"], lw=4, label="leaf 1"),
-            Line2D([], [], color=COLORS["sky"], lw=4, label="leaf 2"),
-            Line2D([], [], color=COLORS["vermillion"], lw=2, label="f on leaf 1"),
-            Line2D([], [], color=COLORS["purple"], lw=2, label="f on leaf 2"),
-            Line2D([], [], color=COLORS["blue"], lw=2, label="τ arcs (4 N m ↦ 315°)")],
-            loc="lower left", fontsize=6.5, framealpha=0.9))
+        self.top_legend += [Line2D([], [], color=COLORS["door"], lw=4, label="leaf 1"),
+                            Line2D([], [], color=COLORS["sky"], lw=4, label="leaf 2")]
 
     def _draw(self, s):
-        n, p = s["numbers"], s["points"]
+        p = s["points"]
         self.leaf1.set_data([p["O1"][0], p["O2"][0]], [p["O1"][1], p["O2"][1]])
         self.leaf2.set_data([p["O2"][0], p["end"][0]], [p["O2"][1], p["end"][1]])
         self.hinge2.set_data([p["O2"][0]], [p["O2"][1]])
         self.coms.set_data([p["C1"][0], p["C2"][0]], [p["C1"][1], p["C2"][1]])
-        self.q_f.set_offsets(np.array([p["C1"][:2], p["C2"][:2]]))
-        self.q_f.set_UVC([n["f_leaf1"][0], n["f_leaf2"][0]], [n["f_leaf1"][1], n["f_leaf2"][1]])
-        self.q_g.set_UVC(n["g_base"][0:1], n["g_base"][1:2])
-        for arc, head, center, tau in zip(self.arcs, self.arc_heads, (p["O1"], p["O2"]), n["tau"]):
-            xs, ys, span = _arc(center, tau)
-            arc.set_data(xs, ys)
-            head.set_data([xs[-1]], [ys[-1]])
-            head.set_visible(abs(span) > 1e-9)
         return False

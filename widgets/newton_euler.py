@@ -20,7 +20,8 @@ import numpy as np
 
 import spatialbook as sb
 
-from ._base import COLORS, Bars, Choice, Experiment, ReferencePoint, Series, Slider, TopView
+from ._base import (COLORS, Bars, Choice, Experiment, ForceArrow, ReferencePoint, Series, Slider, TopView,
+                    TorqueArc)
 
 MASS = float(sb.DOOR["mass"])
 COM = np.asarray(sb.DOOR["com"], float)
@@ -84,7 +85,12 @@ class NewtonEuler(Experiment):
         ("power Vᵀ F", "power", "W"),
     )
     TOP_VIEW = TopView((0.08, 0.12, 0.39, 0.78), (-0.55, 1.0), (-0.6, 0.6),
-                       "door from above: required f and τ\n(1 N ↦ 0.06 m; arc ∝ τ_z)", com=True)
+                       "door from above: required f and τ\n(1 N ↦ 0.06 m; arc ∝ τ_z)", com=True,
+                       legend="lower left")
+    TOP_PARTS = (ForceArrow("inertial[3:]", "x_ref", ARROW_F, "f from I A", COLORS["green"], 0.006, 7),
+                 ForceArrow("bias[3:]", "x_ref", ARROW_F, "f from V×*IV", COLORS["purple"], 0.006, 7),
+                 ForceArrow("total[3:]", "x_ref", ARROW_F, "f (total)", COLORS["vermillion"], 0.011, 6),
+                 TorqueArc("tau[2]", "x_ref", 2.0, 0.12, -90.0, "τ_z", COLORS["blue"]))
     REFERENCE = ReferencePoint("x_ref")
     BARS = (Bars("F = I A + V ×* (I V)", "wrench component (N m or N)", "N m, N",
                  tuple(f"{l}\n({'N m' if i < 3 else 'N'})" for i, l in enumerate(LABELS)),
@@ -94,35 +100,3 @@ class NewtonEuler(Experiment):
                  legend="upper left", separators=(2.5,)),)
     main_control = "alpha"
     scene = staticmethod(scene)
-
-    def _setup(self, fig):
-        from matplotlib.lines import Line2D
-        ax = self.top
-        q = dict(angles="xy", scale_units="xy", scale=1 / ARROW_F)
-        self.q_in = self._moving(ax.quiver([0], [0], [0], [0], color=COLORS["green"], width=0.006,
-                                           zorder=7, **q))
-        self.q_bias = self._moving(ax.quiver([0], [0], [0], [0], color=COLORS["purple"],
-                                             width=0.006, zorder=7, **q))
-        self.q_f = self._moving(ax.quiver([0], [0], [0], [0], color=COLORS["vermillion"],
-                                          width=0.011, zorder=6, **q))
-        self.arc = self._moving(ax.plot([], [], "-", color=COLORS["blue"], lw=2, zorder=6)[0])
-        self.arc_head = self._moving(ax.plot([], [], "o", color=COLORS["blue"], ms=4, zorder=6)[0])
-        self._on_top(ax.legend(handles=[Line2D([], [], color=COLORS["vermillion"], lw=3, label="f (total)"),
-                           Line2D([], [], color=COLORS["green"], lw=2, label="f from I A"),
-                           Line2D([], [], color=COLORS["purple"], lw=2, label="f from V×*IV"),
-                           Line2D([], [], color=COLORS["blue"], lw=2, label="τ_z arc")],
-                  loc="lower left", fontsize=7, framealpha=0.9))
-
-    def _draw(self, s):
-        n = s["numbers"]
-        x = s["x_ref"]
-        for q, k in ((self.q_in, "inertial"), (self.q_bias, "bias"), (self.q_f, "total")):
-            q.set_offsets(x[None, :2])
-            q.set_UVC(n[k][3:4], n[k][4:5])
-        span = np.clip(n["tau"][2] / 2.0, -1.0, 1.0) * 1.75 * np.pi   # 2 N m = 315 deg
-        phi = np.linspace(0.0, span, 40) - np.pi / 2
-        r = 0.12
-        self.arc.set_data(x[0] + r * np.cos(phi), x[1] + r * np.sin(phi))
-        self.arc_head.set_data([x[0] + r * np.cos(phi[-1])], [x[1] + r * np.sin(phi[-1])])
-        self.arc_head.set_visible(abs(span) > 1e-9)
-        return False

@@ -19,7 +19,8 @@ import numpy as np
 
 import spatialbook as sb
 
-from ._base import COLORS, Bars, Experiment, ReferencePoint, Series, Slider, TopView
+from ._base import (COLORS, Bars, Experiment, ForceArrow, InfiniteLine, ReferencePoint, Series, Slider,
+                    TopView, TorqueArc)
 
 WIDTH = float(sb.DOOR["width"])
 PUSH_POINT = np.array([WIDTH, 0.0, 0.0])   # m, the free edge of the door
@@ -67,8 +68,11 @@ class PowerSplit(Experiment):
     CONTROLS = CONTROLS
     TOP_VIEW = TopView((0.08, 0.12, 0.50, 0.78), (-0.25, 1.25), (-0.45, 0.75),
                        "door from above: push f at Q, reference point P\n"
-                       "(1 m/s ↦ 0.15 m, 1 N ↦ 0.06 m)", hinge_label=(-0.2, -0.12))
-    REFERENCE = ReferencePoint("x_P", velocity="v_P", scale=ARROW_V)
+                       "(1 m/s ↦ 0.15 m, 1 N ↦ 0.06 m)", hinge_label=(-0.2, -0.12), legend="upper left")
+    TOP_PARTS = (ForceArrow("f", (WIDTH, 0.0), ARROW_F, "push f", depends=("push_angle",)),
+                 InfiniteLine("line_point", "line_direction", "line of action", depends=("push_angle",)),
+                 TorqueArc("tau_P[2]", "x_P", 4.0, label="τ_P,z"))
+    REFERENCE = ReferencePoint("x_P", velocity="v_P", scale=ARROW_V, legend="P and v_P")
     BARS = (Bars("power = ω·τ_P + v_P·f", "power (W)", "W", ("ω·τ_P", "v_P·f", "total"),
                  (Series("", ("rotational_power", "translational_power", "total_power"),
                          (COLORS["green"], COLORS["blue"], COLORS["door"])),),
@@ -86,34 +90,5 @@ class PowerSplit(Experiment):
     scene = staticmethod(scene)
 
     def _setup(self, fig):
-        from matplotlib.lines import Line2D
-        ax = self.top
-        ax.plot([WIDTH], [0], "o", color=COLORS["vermillion"], ms=6, zorder=5)
-        ax.annotate("push point Q", (WIDTH, 0), (WIDTH - 0.05, -0.12), fontsize=8)
-        self.line = self._moving(ax.plot([], [], "--", color=COLORS["vermillion"], lw=1,
-                                         zorder=1)[0], depends=("push_angle",))
-        self.q_f = self._moving(ax.quiver([WIDTH], [0], [0], [0], color=COLORS["vermillion"],
-                                          angles="xy", scale_units="xy", scale=1 / ARROW_F,
-                                          width=0.008, zorder=6), depends=("push_angle",))
-        self.arc = self._moving(ax.plot([], [], "-", color=COLORS["green"], lw=2, zorder=6)[0])
-        self.arc_head = self._moving(ax.plot([], [], "o", color=COLORS["green"], ms=4, zorder=6)[0])
-        self._on_top(ax.legend(handles=[Line2D([], [], color=COLORS["vermillion"], lw=3, label="push f"),
-                           Line2D([], [], color=COLORS["vermillion"], ls="--", label="line of action"),
-                           Line2D([], [], color=COLORS["blue"], marker="D", lw=3, label="P and v_P"),
-                           Line2D([], [], color=COLORS["green"], lw=2, label="τ_P (arc ∝ τ_z)")],
-                  loc="upper left", fontsize=7, framealpha=0.9))
-
-    def _draw(self, s):
-        n = s["numbers"]
-        p, d = n["line_point"], n["line_direction"]
-        t = np.array([-3.0, 3.0])
-        self.line.set_data(p[0] + t * d[0], p[1] + t * d[1])
-        self.q_f.set_UVC(n["f"][:1], n["f"][1:2])
-        x_P = s["x_P"]
-        span = np.clip(n["tau_P"][2] / 4.0, -1.0, 1.0) * 1.75 * np.pi   # 4 N m = 315 deg
-        phi = np.linspace(0.0, span, 40) + np.pi / 2
-        r = 0.09
-        self.arc.set_data(x_P[0] + r * np.cos(phi), x_P[1] + r * np.sin(phi))
-        self.arc_head.set_data([x_P[0] + r * np.cos(phi[-1])], [x_P[1] + r * np.sin(phi[-1])])
-        self.arc_head.set_visible(abs(span) > 1e-9)
-        return False
+        self.top.plot([WIDTH], [0], "o", color=COLORS["vermillion"], ms=6, zorder=5)
+        self.top.annotate("push point Q", (WIDTH, 0), (WIDTH - 0.05, -0.12), fontsize=8)

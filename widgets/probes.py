@@ -21,12 +21,18 @@ import numpy as np
 
 import spatialbook as sb
 
-from ._base import COLORS, Bars, Choice, Experiment, Series, Slider, TopView
+from ._base import COLORS, Bars, Choice, Experiment, ForceArrow, Series, Slider, TopView
 
 X_P = np.array([0.4, 0.0, 0.0])
 ARROW = 0.12          # drawn m per (m/s or m/s^2)
 PATHS = ("material", "fixed", "line")
 RATES = ("vdot_P", "omega_x_u", "A_P_lin", "frame_rate")   # the bars: x and y components
+#: the arrows at x_P: key, legend label, colour, width
+ARROWS = (("v_P", "v_P", COLORS["sky"], 0.010), ("u_P", "u", COLORS["green"], 0.008),
+          ("vdot_P", "dv_P/dt", COLORS["vermillion"], 0.008),
+          ("omega_x_u", "ω × u", COLORS["purple"], 0.006), ("A_P_lin", "(A_P)_lin", "black", 0.012),
+          ("frame_rate", "d(v_P^c)/dt", COLORS["orange"], 0.005))
+_NOT_NU = ("path", "omega", "u")         # everything but the frame-rate term ignores nu
 
 CONTROLS = (
     Choice("path", "probe path", PATHS, "material"),
@@ -87,7 +93,11 @@ class Probes(Experiment):
     )
     TOP_VIEW = TopView((0.08, 0.12, 0.45, 0.78), (-0.3, 1.0), (-0.55, 0.6),
                        "probes passing x_P now (1 m/s or 1 m/s² ↦ 0.12 m)",
-                       hinge_label=(-0.25, -0.1), door_lw=3, door_alpha=0.4)
+                       hinge_label=(-0.25, -0.1), door_lw=3, door_alpha=0.4, legend="upper left",
+                       legend_ncols=2)
+    TOP_PARTS = tuple(ForceArrow(k, tuple(X_P[:2]), ARROW, label, color, width, 3 + i,
+                                 depends=None if k == "frame_rate" else _NOT_NU)
+                      for i, (k, label, color, width) in enumerate(ARROWS))
     BARS = (Bars("(A_P)_lin = dv_P/dt − ω × u", "component (m/s²)", "m/s²",
                  ("dv_P/dt", "ω × u", "(A_P)_lin", "d(v_P^c)/dt"),
                  (Series("x", tuple(f"{k}[0]" for k in RATES), COLORS["blue"]),
@@ -108,39 +118,22 @@ class Probes(Experiment):
                 f"d(v_P^c)/dt = {_v(n['frame_rate'])} m/s²")
 
     def _setup(self, fig):
-        from matplotlib.lines import Line2D
         ax = self.top
         t = np.linspace(0, 2 * np.pi, 90)
-        dep = ("path", "omega", "u")         # everything but the frame-rate term ignores nu
         self.path_circle = self._moving(ax.plot(X_P[0] * np.cos(t), X_P[0] * np.sin(t), ":",
-                                                color=COLORS["grey"], lw=1)[0], depends=dep)
+                                                color=COLORS["grey"], lw=1)[0], depends=_NOT_NU)
         self.path_line = self._moving(ax.plot([-0.3, 1.0], [0, 0], ":", color=COLORS["grey"],
-                                              lw=1)[0], depends=dep)
+                                              lw=1)[0], depends=_NOT_NU)
         self.path_fixed = self._moving(ax.plot([X_P[0]], [X_P[1]], "s", mfc="none",
-                                               color=COLORS["grey"], ms=12)[0], depends=dep)
+                                               color=COLORS["grey"], ms=12)[0], depends=_NOT_NU)
         ax.plot([X_P[0]], [X_P[1]], "o", color="black", ms=4, zorder=8)
         ax.annotate("x_P", (X_P[0], 0), (X_P[0] + 0.03, -0.08), fontsize=8)
-        self.keys = ("v_P", "u_P", "vdot_P", "omega_x_u", "A_P_lin", "frame_rate")
-        cols = (COLORS["sky"], COLORS["green"], COLORS["vermillion"], COLORS["purple"],
-                "black", COLORS["orange"])
-        labels = ("v_P", "u", "dv_P/dt", "ω × u", "(A_P)_lin", "d(v_P^c)/dt")
-        widths = (0.010, 0.008, 0.008, 0.006, 0.012, 0.005)
-        self.quivers = [self._moving(ax.quiver([X_P[0]], [X_P[1]], [0], [0], color=c,
-                                               angles="xy", scale_units="xy", scale=1 / ARROW,
-                                               width=wd, zorder=3 + i),
-                                     depends=None if k == "frame_rate" else dep)
-                        for i, (c, wd, k) in enumerate(zip(cols, widths, self.keys))]
-        self._on_top(ax.legend(handles=[Line2D([], [], color=c, lw=3, label=l) for c, l in zip(cols, labels)],
-                  loc="upper left", fontsize=7, ncols=2, framealpha=0.9))
 
     def _draw(self, s):
-        n = s["numbers"]
-        path = n["path"]
+        path = s["numbers"]["path"]
         self.path_circle.set_visible(path == "material")
         self.path_line.set_visible(path == "line")
         self.path_fixed.set_visible(path == "fixed")
-        for q, k in zip(self.quivers, self.keys):
-            q.set_UVC(n[k][:1], n[k][1:2])
         return False
 
 
