@@ -170,7 +170,7 @@ class BifoldDoor(Experiment):
     )
     TOP_VIEW = TopView((0.06, 0.12, 0.42, 0.78), (-1.75, 1.75), (-1.75, 1.75),
                        "bifold door along the hinge line: force on each leaf\n"
-                       "(1 N ↦ 0.04 m), joint torque arcs", hinge_label=(0.08, -0.2), door_zorder=2)
+                       "(1 N ↦ 0.04 m), joint torque arcs", hinge_label=(-0.75, 0.12), door_zorder=2)
     BARS = (Bars("τ = H q̈ + C_v(q, q̇) + G(q)", "joint torque (N m)", "N m",
                  ("joint 1\n(wall hinge)", "joint 2\n(middle hinge)"),
                  (Series("H q̈ (inertial)", "inertial", COLORS["green"]),
@@ -195,7 +195,7 @@ class BifoldDoor(Experiment):
         self.q_g = self._moving(ax.quiver([-1.45], [1.45], [0], [0], color=COLORS["green"],
                                           angles="xy", scale_units="xy", scale=1 / 0.1,
                                           width=0.006, zorder=7))
-        ax.annotate("g across\nthe hinges", (-1.45, 1.45), (-1.7, 1.5), fontsize=7, ha="left")
+        ax.annotate("g across\nthe hinges", (-1.45, 1.45), (-1.3, 1.62), fontsize=7, ha="left", va="top")
         self.arcs = [self._moving(ax.plot([], [], "-", color=COLORS["blue"], lw=2, zorder=6)[0])
                      for _ in range(2)]
         self.arc_heads = [self._moving(ax.plot([], [], "o", color=COLORS["blue"], ms=4, zorder=6)[0])
