@@ -698,7 +698,7 @@ class Experiment:
             values = [float(spec.options.index(v)) for v in values]
         return frame_player([p for p, _ in pairs], [float(v) for v in values], label,
                             readouts=readouts, alt=self.alt or self.title, narrow_frames=narrow,
-                            settings=settings, control=control)
+                            settings=settings, control=control, min_scale=WIDE_MIN_SCALE)
 
     @classmethod
     def draw_on(cls, fig: Figure, **values: Any) -> "Experiment":

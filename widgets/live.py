@@ -168,16 +168,27 @@ class Live:
         self._experiments: dict[int, Any] = {}
         self._next = 0
 
-    def create(self, name: str, narrow: bool = False, values_json: str = "{}") -> str:
+    def create(self, name: str, narrow: bool = False, values_json: str = "{}",
+               scale: float = 1.0) -> str:
         """Build experiment ``name`` (``narrow``: laid out for a phone's column) with the
-        control values of ``values_json``; return JSON ``{handle, title, width, height,
-        narrow, controls, values}``."""
+        control values of ``values_json``, drawn at ``scale`` device pixels per CSS pixel (the
+        page's devicePixelRatio: a 2x screen gets a figure drawn at twice the dpi, the same
+        layout, shown at the same CSS size); return JSON ``{handle, title, width, height,
+        scale, narrow, controls, values}`` (width and height in device pixels)."""
         from widgets import EXPERIMENTS
 
         if name not in EXPERIMENTS:
             raise ValueError(f"sb_live: no experiment {name!r}; known: {sorted(EXPERIMENTS)}")
         cls = EXPERIMENTS[name]
+        scale = float(scale)
+        if not 1.0 <= scale <= 3.0:
+            raise ValueError(f"sb_live: scale must be between 1 and 3 (device pixels per CSS "
+                             f"pixel), got {scale!r}")
         exp = cls(narrow=bool(narrow))
+        if scale != 1.0:                  # same layout (figure fractions, points), more pixels
+            exp.figure.set_dpi(exp.dpi * scale)
+            exp.invalidate()
+            exp.update()
         handle = self._next
         self._next += 1
         self._experiments[handle] = exp
@@ -186,7 +197,7 @@ class Live:
             self.update(handle, json.dumps(values))
         w, h = exp.canvas.get_width_height()
         return json.dumps({"handle": handle, "title": exp.title, "width": w, "height": h,
-                           "narrow": exp.narrow, "controls": control_specs(cls),
+                           "scale": scale, "narrow": exp.narrow, "controls": control_specs(cls),
                            "values": {k: _plain_option(v) for k, v in exp.values().items()}})
 
     def close(self, handle: int) -> None:
