@@ -1,9 +1,11 @@
 """The narrow (phone) layout of an experiment's figure: its side-by-side panels stacked.
 
-Every experiment lays its figure out for a wide page (9 x 4.2 in, 900 x 420 px, panels side by
-side).  Shrunk to a phone's text column (about 330 px of a 390-px screen) its 8-10 pt labels
-would be 3-5 px tall.  :func:`narrow_layout` re-lays out the *same* figure, with the same
-artists, for a column ``NARROW_WIDTH`` wide, shown at 1:1:
+Every experiment lays its figure out for a wide page (6.6 x 3.4 in, 660 x 340 px, the book's
+column at a 1280-px desktop, panels side by side, text >= 9 pt = 12.5 px: :func:`enlarge_text`,
+then :func:`fit_wide_layout` keeps its panels' labels inside and apart).  Shrunk to a phone's
+text column (about 330 px of a 390-px screen) its 9-10 pt labels would be 6-7 px tall.
+:func:`narrow_layout` re-lays out the *same* figure, with the same artists, for a column
+``NARROW_WIDTH`` wide, shown at 1:1:
 
 1. the axes are grouped into panels (:func:`figure_panels`): axes whose tight boxes overlap
    horizontally (a plot and its colour bar, two plots one above the other) stay together;

@@ -17,10 +17,13 @@ What differs from JupyterLab is only the display:
 
 The controls are described to the adapter by :func:`control_specs` (built from each
 experiment's ``CONTROLS``); readouts are the same HTML table as the frame players'
-(``Experiment.readout_table``) and the numbers of ``Experiment.state()``.  On a page narrower
-than 3/4 of the wide figure (a phone) the adapter asks for the experiment's narrow layout
+(``Experiment.readout_table``) and the numbers of ``Experiment.state()``.  When the player's content
+box is narrower than ``WIDE_MIN_SCALE`` (0.96) of the wide figure (where its smallest text would
+fall under 12 CSS px: a phone) the adapter asks for the experiment's narrow layout
 (``Experiment(narrow=True)``, widgets/_narrow.py): the panels stacked in a 330-px column,
-shown 1:1, so its text is as large as on a wide screen.
+shown 1:1, so its text is as large as on a wide screen.  The figure is drawn at the page's
+``devicePixelRatio`` (``Live.create(..., scale)``: the figure's dpi times it), so a 2x screen
+gets sharp pixels at the same CSS size, and a 1x screen no more pixels than before.
 
 The module also runs in CPython (with or without ipywidgets), which is how it is tested.
 """
