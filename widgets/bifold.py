@@ -170,7 +170,7 @@ class BifoldDoor(Experiment):
     )
     TOP_VIEW = TopView((0.06, 0.12, 0.42, 0.78), (-1.75, 1.75), (-1.75, 1.75),
                        "bifold door along the hinge line: force on each leaf\n"
-                       "(1 N ↦ 0.04 m), joint torque arcs", hinge_label=(-0.75, 0.12), door_zorder=2)
+                       "(1 N ↦ 0.04 m), joint torque arcs", hinge_label=(-1.2, 0.12), door_zorder=2)
     BARS = (Bars("τ = H q̈ + C_v(q, q̇) + G(q)", "joint torque (N m)", "N m",
                  ("joint 1\n(wall hinge)", "joint 2\n(middle hinge)"),
                  (Series("H q̈ (inertial)", "inertial", COLORS["green"]),

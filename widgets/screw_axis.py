@@ -114,8 +114,9 @@ class ScrewAxis(Experiment):
         ax.set_box_aspect((2, 2, 3.2), zoom=0.9)
         ax.set_xticks([-1, 0, 1]); ax.set_yticks([0, 1]); ax.set_zticks([-1.5, -0.75, 0, 0.75, 1.5])
         ax.tick_params(labelsize=8, pad=1)
+        ax.tick_params(axis="z", pad=5)             # the tick labels clear of the box's edge
         ax.set_xlabel("x (m)", labelpad=1); ax.set_ylabel("y (m)", labelpad=1)
-        ax.set_zlabel("z (m)", labelpad=5)
+        ax.set_zlabel("z (m)", labelpad=10)
         fig.text(0.31, 0.95, "screw motion about the hinge line", ha="center", fontsize=10)
         w, c = WIDTH, HEIGHT / 2
         ax.plot([0, w, w, 0, 0], [0, 0, 0, 0, 0], [-c, -c, c, c, -c], color=COLORS["door"],
