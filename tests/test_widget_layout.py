@@ -89,6 +89,6 @@ def test_static_player_carries_the_phone_frames_and_the_settings():
     assert len(narrow) == 2
     png = base64.b64decode(narrow[0].split(",", 1)[1])
     assert int.from_bytes(png[16:20], "big") == 330                 # the narrow figure's width
-    assert 'data-sb-wide-width="900"' in html and 'data-sb-control="ref_x"' in html
+    assert 'data-sb-wide-width="660"' in html and 'data-sb-control="ref_x"' in html
     settings_attr = re.search(r'data-sb-settings="([^"]*)"', html).group(1)
     assert json.loads(settings_attr.replace("&quot;", '"')) == {"omega": -1.5, "ref_x": 0.0}

@@ -135,3 +135,26 @@ def test_stand_in_is_not_used_when_ipywidgets_exists():
     from widgets.live import install_ipywidgets_stand_in
 
     assert install_ipywidgets_stand_in() is False
+
+
+@pytest.mark.parametrize("narrow", [False, True], ids=["wide", "narrow"])
+def test_live_draws_sharp_frames_for_a_2x_screen(narrow):
+    """scale=2 (the page's devicePixelRatio): the same figure at twice the dpi, twice the
+    pixels each way, the same numbers; averaged 2x2, its pixels are close to the 1x figure's."""
+    from widgets.live import Live
+
+    live = Live()
+    one = json.loads(live.create("power_split", narrow, '{"ref_x": 0.3}'))
+    two = json.loads(live.create("power_split", narrow, '{"ref_x": 0.3}', 2.0))
+    assert (two["width"], two["height"]) == (2 * one["width"], 2 * one["height"])
+    assert one["scale"] == 1.0 and two["scale"] == 2.0
+    assert _close(json.loads(live.state(one["handle"])), json.loads(live.state(two["handle"])))
+    a = np.asarray(live.pixels(one["handle"]), float)[..., :3]
+    b = np.asarray(live.pixels(two["handle"]), float)[..., :3]
+    assert b.shape[:2] == (2 * a.shape[0], 2 * a.shape[1])
+    h, w = a.shape[0] // 4 * 4, a.shape[1] // 4 * 4          # blocks of 4x4 CSS px
+    a = a[:h, :w].reshape(h // 4, 4, w // 4, 4, 3).mean(axis=(1, 3))
+    b = b[:2 * h, :2 * w].reshape(h // 4, 8, w // 4, 8, 3).mean(axis=(1, 3))
+    assert np.mean(np.abs(a - b)) < 6.0     # same layout (text hinting differs a little)
+    with pytest.raises(ValueError, match="scale must be between 1 and 3"):
+        live.create("power_split", narrow, "{}", 0.5)

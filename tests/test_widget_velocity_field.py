@@ -98,7 +98,7 @@ def test_centripetal_arrows_drawn_above_the_door(exp):
         e.update(live=False)
         without_door = n_purple()
         e.door.set_visible(True)
-        assert with_door > 50, a                      # the arrows show
+        assert with_door > 25, a       # the arrows show (a 660-px figure: ~50 purple px at 0 deg)
         assert with_door >= without_door - 3, a       # the door hides none of them (edge blend)
     e.set(angle=0.0)
 

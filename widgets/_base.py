@@ -46,7 +46,17 @@ from .prose import significant
 
 import spatialbook as sb
 
-from ._narrow import keep_panels_inside, narrow_layout
+from ._narrow import enlarge_text, fit_wide_layout, keep_panels_inside, narrow_layout
+
+#: the book's text column on a 1280-px desktop page (CSS px, measured in the built book with
+#: headless Chromium): the wide figure is drawn this wide, so it is shown 1:1
+WIDE_WIDTH_PX = 660
+#: the smallest text of the wide figure (pt): 9 pt is 12.5 px at 100 dpi, >= 12 CSS px 1:1
+WIDE_MIN_FONT = 9.0
+#: the smallest text on a page (CSS px): the wide figure may shrink to this fraction of its
+#: width (JupyterLab's image, the static player) before its smallest text falls below it
+MIN_TEXT_PX = 12.0
+WIDE_MIN_SCALE = MIN_TEXT_PX / (WIDE_MIN_FONT * 100 / 72)      # 0.96
 
 # Okabe–Ito colours: distinguishable with colour-blindness, legible on the white figure card,
 # which stays opaque so the plot reads the same in light and dark notebook themes.
@@ -619,7 +629,7 @@ class Experiment:
     main_control: str = ""
     narrow: bool = False                     # phone layout (set per instance, see __init__)
     scene: Callable[..., dict]               # set by subclasses as staticmethod(module.scene)
-    figsize = (9.0, 4.2)
+    figsize = (WIDE_WIDTH_PX / 100, 3.4)     # 660 x 340 px: the book's column, 1:1
     dpi = 100
     live_compress_level = 1                  # fast PNG for live updates
     frame_compress_level = 6                 # full-quality PNG for frames
@@ -649,14 +659,16 @@ class Experiment:
         self._scene: dict = {}
         self._suspended = False
         self._build(self.figure)
+        self._move_artists()                            # lay out what the first scene shows
+        fit_wide_layout(self.figure, self.canvas)       # labels inside, panels apart
         if narrow:
-            self._move_artists()                        # lay out what the first scene shows
             self._narrow_panels = narrow_layout(self.figure, self.canvas)
 
         w, h = self.canvas.get_width_height()
         # the plot shrinks (aspect kept) to leave room for the readouts on narrow notebooks
         self.image = W.Image(format="png", layout=W.Layout(
-            width="100%", max_width=f"{w}px", min_width=f"{min(w, 420)}px", height="auto",
+            width="100%", max_width=f"{w}px", min_width=f"{math.ceil(w * WIDE_MIN_SCALE)}px",
+            height="auto",
             flex="1 1 0%", object_fit="contain"))
         # no ``tooltip`` on the Image: the JupyterLab widget manager 8.1 fails to create an
         # ImageView that has one (TypeError in updateTooltip); the HTML panel carries the text
@@ -742,6 +754,7 @@ class Experiment:
                 handles.append(Line2D([], [], color=r.color, marker="D", lw=3, label=r.legend))
             self._on_top(self.top.legend(handles=handles, loc=t.legend, fontsize=t.legend_fontsize,
                                          ncols=t.legend_ncols, framealpha=0.9))
+        enlarge_text(fig, WIDE_MIN_FONT)        # >= 12 CSS px where the figure is shown 1:1
 
     def _setup_bars(self, fig: Figure, p: Bars) -> tuple:
         ax = fig.add_axes(p.rect)
@@ -1062,7 +1075,7 @@ class Experiment:
             values = [float(spec.options.index(v)) for v in values]
         return frame_player([p for p, _ in pairs], [float(v) for v in values], label,
                             readouts=readouts, alt=self.alt or self.title, narrow_frames=narrow,
-                            settings=settings, control=control)
+                            settings=settings, control=control, min_scale=WIDE_MIN_SCALE)
 
     @classmethod
     def draw_on(cls, fig: Figure, **values: Any) -> "Experiment":
@@ -1234,7 +1247,7 @@ def door_top_view(fig: Figure, rect: Sequence[float], xlim: Sequence[float],
     ax.set_aspect("equal")
     ax.set_xlim(*xlim); ax.set_ylim(*ylim)
     ax.set_xlabel("x (m)"); ax.set_ylabel("y (m)")
-    ax.set_title(title, fontsize=10)
+    ax.set_title(title, fontsize=10, pad=9)
     ax.plot([0], [0], "o", color="black", ms=6, zorder=5)
     ax.annotate("hinge O", (0, 0), tuple(hinge_label), fontsize=8)
     door = ax.plot([0, width], [0, 0], "-", color=COLORS["door"], lw=door_lw, alpha=door_alpha,

@@ -1,9 +1,11 @@
 """The narrow (phone) layout of an experiment's figure: its side-by-side panels stacked.
 
-Every experiment lays its figure out for a wide page (9 x 4.2 in, 900 x 420 px, panels side by
-side).  Shrunk to a phone's text column (about 330 px of a 390-px screen) its 8-10 pt labels
-would be 3-5 px tall.  :func:`narrow_layout` re-lays out the *same* figure, with the same
-artists, for a column ``NARROW_WIDTH`` wide, shown at 1:1:
+Every experiment lays its figure out for a wide page (6.6 x 3.4 in, 660 x 340 px, the book's
+column at a 1280-px desktop, panels side by side, text >= 9 pt = 12.5 px: :func:`enlarge_text`,
+then :func:`fit_wide_layout` keeps its panels' labels inside and apart).  Shrunk to a phone's
+text column (about 330 px of a 390-px screen) its 9-10 pt labels would be 6-7 px tall.
+:func:`narrow_layout` re-lays out the *same* figure, with the same artists, for a column
+``NARROW_WIDTH`` wide, shown at 1:1:
 
 1. the axes are grouped into panels (:func:`figure_panels`): axes whose tight boxes overlap
    horizontally (a plot and its colour bar, two plots one above the other) stay together;
@@ -37,7 +39,7 @@ NARROW_MIN_FONT = 10.5
 NARROW_PAD = 6.0
 
 
-def figure_panels(fig: Figure, renderer, min_width: float = 160.0,
+def figure_panels(fig: Figure, renderer, min_width: float = 120.0,
                   overlap: float = 4.0) -> list[list]:
     """The figure's axes grouped into side-by-side panels, left to right.
 
@@ -73,7 +75,7 @@ def figure_panels(fig: Figure, renderer, min_width: float = 160.0,
     return [p[0] for p in panels]
 
 
-def _enlarge_text(fig: Figure, min_font: float) -> None:
+def enlarge_text(fig: Figure, min_font: float) -> None:
     for text in fig.findobj(Text):
         if text.get_fontsize() < min_font:
             text.set_fontsize(min_font)
@@ -95,7 +97,7 @@ def _wrap_wide_text(fig: Figure, renderer, Wn: float, pad: float, originals: dic
     text as the experiment wrote it, so that a later round re-breaks that, not the pieces."""
     for text in fig.findobj(Text):
         s = text.get_text()
-        if not text.get_visible() or " " not in s:
+        if not text.get_visible() or " " not in s or "$" in s:     # never break mathtext
             continue
         box = text.get_window_extent(renderer)
         if box.x0 >= 0 and box.x1 <= Wn:
@@ -166,6 +168,63 @@ def keep_panels_inside(fig: Figure, renderer, panels: list[list], pad: float = N
             ax.set_position([x0, b.y0, b.width * k, b.height])
 
 
+def fit_wide_layout(fig: Figure, canvas, pad: float = 3.0, gap: float = 8.0,
+                    rounds: int = 4) -> None:
+    """Fit the wide figure's side-by-side panels (:func:`figure_panels`) and their labels inside
+    the figure and apart from each other: a panel whose labels (tight box) run past the
+    figure's edges, or into the next panel's (the border between them is the middle of the
+    space or overlap between their tight boxes), has its axes shrunk by as much, keeping the
+    panel's own arrangement; colliding bar names are turned 30 degrees.  The experiments lay
+    their axes out in figure fractions and their texts in points, so this is what keeps a
+    layout designed for one size readable at another (and every text >= ``WIDE_MIN_FONT``)."""
+    W, H = fig.bbox.width, fig.bbox.height
+    renderer = canvas.get_renderer()
+    _turn_colliding_ticks(fig, renderer)
+    panels = _panels_by_position(fig)
+    for _ in range(rounds):
+        tights = [_union([ax.get_tightbbox(renderer) for ax in p]) for p in panels]
+        cuts = [pad] + [(a.x1 + b.x0) / 2 for a, b in zip(tights, tights[1:])] + [W - pad]
+        moved = False
+        for i, (p, t) in enumerate(zip(panels, tights)):
+            lo = cuts[i] + (gap / 2 if i > 0 else 0.0)
+            hi = cuts[i + 1] - (gap / 2 if i < len(panels) - 1 else 0.0)
+            over = (max(0.0, lo - t.x0), max(0.0, t.x1 - hi),
+                    max(0.0, pad - t.y0), max(0.0, t.y1 - (H - pad)))
+            if max(over) <= 0.5:
+                continue
+            moved = True
+            boxes = {ax: ax.get_position() for ax in p}        # as drawn (aspect applied)
+            u = Bbox.union(list(boxes.values()))
+            x0, x1 = u.x0 + over[0] / W, u.x1 - over[1] / W
+            y0, y1 = u.y0 + over[2] / H, u.y1 - over[3] / H
+            kx = max(0.2, (x1 - x0) / u.width)
+            ky = max(0.2, (y1 - y0) / u.height)
+            for ax, b in boxes.items():
+                ax.set_position([x0 + (b.x0 - u.x0) * kx, y0 + (b.y0 - u.y0) * ky,
+                                 b.width * kx, b.height * ky])
+        if not moved:
+            break
+        renderer = canvas.get_renderer()
+
+
+def _panels_by_position(fig: Figure, share: float = 0.1) -> list[list]:
+    """The figure's visible axes grouped left to right by their own boxes (not their labels):
+    axes whose boxes overlap horizontally by more than ``share`` of the narrower one's width
+    are one panel."""
+    items = sorted(((ax.get_position(), ax) for ax in fig.axes if ax.get_visible()),
+                   key=lambda item: item[0].x0)
+    groups: list[list] = []                  # [axes, x0, x1]
+    for b, ax in items:
+        if groups:
+            g = groups[-1]
+            if min(g[2], b.x1) - max(g[1], b.x0) > share * min(g[2] - g[1], b.width):
+                g[0].append(ax)
+                g[2] = max(g[2], b.x1)
+                continue
+        groups.append([[ax], b.x0, b.x1])
+    return [g[0] for g in groups]
+
+
 def _union(boxes) -> Bbox:
     return Bbox.union([b for b in boxes if b is not None and b.width > 0])
 
@@ -182,7 +241,7 @@ def narrow_layout(fig: Figure, canvas, width: float = NARROW_WIDTH,
     panels = figure_panels(fig, renderer)
     if not panels:
         raise ValueError("narrow_layout: the figure has no visible axes")
-    _enlarge_text(fig, min_font)
+    enlarge_text(fig, min_font)
     # positions in the wide figure (px), as laid out by the experiment
     base = {ax: Bbox.from_extents(*(ax.get_position(original=True).extents
                                     * [W0, H0, W0, H0])) for p in panels for ax in p}

@@ -161,7 +161,7 @@ class BifoldDoor(Experiment):
     )
     TOP_VIEW = TopView((0.06, 0.12, 0.42, 0.78), (-1.75, 1.75), (-1.75, 1.75),
                        "bifold door along the hinge line: force on each leaf\n"
-                       "(1 N ↦ 0.04 m), joint torque arcs", hinge_label=(0.08, -0.2), door_zorder=2,
+                       "(1 N ↦ 0.04 m), joint torque arcs", hinge_label=(-1.2, 0.12), door_zorder=2,
                        legend="lower left", legend_fontsize=6.5)
     TOP_PARTS = (ForceArrow("f_leaf1", "points/C1", ARROW_F, "f on leaf 1", zorder=7),
                  ForceArrow("f_leaf2", "points/C2", ARROW_F, "f on leaf 2", COLORS["purple"], zorder=7),
@@ -186,7 +186,7 @@ class BifoldDoor(Experiment):
                                           solid_capstyle="butt", zorder=2)[0])
         self.hinge2 = self._moving(ax.plot([], [], "o", color="black", ms=5, zorder=5)[0])
         self.coms = self._moving(ax.plot([], [], "o", color=COLORS["orange"], ms=6, zorder=4)[0])
-        ax.annotate("g across\nthe hinges", (-1.45, 1.45), (-1.7, 1.5), fontsize=7, ha="left")
+        ax.annotate("g across\nthe hinges", (-1.45, 1.45), (-1.3, 1.62), fontsize=7, ha="left", va="top")
         self.top_legend += [Line2D([], [], color=COLORS["door"], lw=4, label="leaf 1"),
                             Line2D([], [], color=COLORS["sky"], lw=4, label="leaf 2")]
 

@@ -51,7 +51,8 @@ class KineticEnergy(Experiment):
            "constant sum.")
     CONTROLS = CONTROLS
     TOP_VIEW = TopView((0.08, 0.12, 0.45, 0.78), (-0.15, 0.95), (-0.45, 0.6),
-                       "door from above: COM C, reference P, v_P\n(1 m/s ↦ 0.15 m)", com=True)
+                       "door from above: COM C, reference P, v_P\n(1 m/s ↦ 0.15 m)", com=True,
+                       hinge_label=(-0.13, 0.06))
     REFERENCE = ReferencePoint("x_P", label="P", target="x_C", velocity="v_P")
     BARS = (Bars("T = rotation + coupling + translation", "energy (J)", "J",
                  ("rotation", "coupling", "translation", "T"),

@@ -17,10 +17,13 @@ What differs from JupyterLab is only the display:
 
 The controls are described to the adapter by :func:`control_specs` (built from each
 experiment's ``CONTROLS``); readouts are the same HTML table as the frame players'
-(``Experiment.readout_table``) and the numbers of ``Experiment.state()``.  On a page narrower
-than 3/4 of the wide figure (a phone) the adapter asks for the experiment's narrow layout
+(``Experiment.readout_table``) and the numbers of ``Experiment.state()``.  When the player's content
+box is narrower than ``WIDE_MIN_SCALE`` (0.96) of the wide figure (where its smallest text would
+fall under 12 CSS px: a phone) the adapter asks for the experiment's narrow layout
 (``Experiment(narrow=True)``, widgets/_narrow.py): the panels stacked in a 330-px column,
-shown 1:1, so its text is as large as on a wide screen.
+shown 1:1, so its text is as large as on a wide screen.  The figure is drawn at the page's
+``devicePixelRatio`` (``Live.create(..., scale)``: the figure's dpi times it), so a 2x screen
+gets sharp pixels at the same CSS size, and a 1x screen no more pixels than before.
 
 The module also runs in CPython (with or without ipywidgets), which is how it is tested.
 """
@@ -169,16 +172,27 @@ class Live:
         self._experiments: dict[int, Any] = {}
         self._next = 0
 
-    def create(self, name: str, narrow: bool = False, values_json: str = "{}") -> str:
+    def create(self, name: str, narrow: bool = False, values_json: str = "{}",
+               scale: float = 1.0) -> str:
         """Build experiment ``name`` (``narrow``: laid out for a phone's column) with the
-        control values of ``values_json``; return JSON ``{handle, title, width, height,
-        narrow, controls, values}``."""
+        control values of ``values_json``, drawn at ``scale`` device pixels per CSS pixel (the
+        page's devicePixelRatio: a 2x screen gets a figure drawn at twice the dpi, the same
+        layout, shown at the same CSS size); return JSON ``{handle, title, width, height,
+        scale, narrow, controls, values}`` (width and height in device pixels)."""
         from widgets import EXPERIMENTS
 
         if name not in EXPERIMENTS:
             raise ValueError(f"sb_live: no experiment {name!r}; known: {sorted(EXPERIMENTS)}")
         cls = EXPERIMENTS[name]
+        scale = float(scale)
+        if not 1.0 <= scale <= 3.0:
+            raise ValueError(f"sb_live: scale must be between 1 and 3 (device pixels per CSS "
+                             f"pixel), got {scale!r}")
         exp = cls(narrow=bool(narrow))
+        if scale != 1.0:                  # same layout (figure fractions, points), more pixels
+            exp.figure.set_dpi(exp.dpi * scale)
+            exp.invalidate()
+            exp.update()
         handle = self._next
         self._next += 1
         self._experiments[handle] = exp
@@ -187,7 +201,7 @@ class Live:
             self.update(handle, json.dumps(values))
         w, h = exp.canvas.get_width_height()
         return json.dumps({"handle": handle, "title": exp.title, "width": w, "height": h,
-                           "narrow": exp.narrow, "controls": control_specs(cls),
+                           "scale": scale, "narrow": exp.narrow, "controls": control_specs(cls),
                            "values": {k: _plain_option(v) for k, v in exp.values().items()}})
 
     def close(self, handle: int) -> None:

@@ -86,14 +86,14 @@ class NewtonEuler(Experiment):
     )
     TOP_VIEW = TopView((0.08, 0.12, 0.39, 0.78), (-0.55, 1.0), (-0.6, 0.6),
                        "door from above: required f and τ\n(1 N ↦ 0.06 m; arc ∝ τ_z)", com=True,
-                       legend="lower left")
+                       legend="lower left", hinge_label=(-0.52, 0.07))
     TOP_PARTS = (ForceArrow("inertial[3:]", "x_ref", ARROW_F, "f from I A", COLORS["green"], 0.006, 7),
                  ForceArrow("bias[3:]", "x_ref", ARROW_F, "f from V×*IV", COLORS["purple"], 0.006, 7),
                  ForceArrow("total[3:]", "x_ref", ARROW_F, "f (total)", COLORS["vermillion"], 0.011, 6),
                  TorqueArc("tau[2]", "x_ref", 2.0, 0.12, -90.0, "τ_z", COLORS["blue"]))
     REFERENCE = ReferencePoint("x_ref")
-    BARS = (Bars("F = I A + V ×* (I V)", "wrench component (N m or N)", "N m, N",
-                 tuple(f"{l}\n({'N m' if i < 3 else 'N'})" for i, l in enumerate(LABELS)),
+    BARS = (Bars("F = I A + V ×* (I V)", "wrench component (τ: N m, f: N)", "N m, N",
+                 tuple(LABELS),                   # units: N m for τ, N for f (the y label)
                  (Series("I A", "inertial", COLORS["green"]),
                   Series("V ×* I V", "bias", COLORS["purple"])),
                  rect=(0.56, 0.12, 0.41, 0.78), total="total", total_label="total F",

@@ -113,10 +113,11 @@ class PrincipalAxes(Experiment):
         ax_c.axhline(0, color=COLORS["grey"], lw=0.8)
         self.marker = self._moving(ax_c.axvline(0.0, color="black", lw=1))
         ax_c.set_xlim(0, 180); ax_c.set_xticks(range(0, 181, 45))
-        ax_c.set_ylim(-0.1, 0.34)
+        ax_c.set_ylim(-0.1, 0.36)
         ax_c.set_xlabel("θ (deg)"); ax_c.set_ylabel("kg m²")
         ax_c.set_title(r"entries of $\mathcal{I}_c = R_{bc}^{T}\,\mathcal{I}_b\,R_{bc}$", fontsize=10)
-        ax_c.legend(fontsize=8, frameon=False, loc="upper center", ncol=3)
+        ax_c.legend(fontsize=8, frameon=False, loc="upper center", ncol=3, handlelength=1.2,
+                    columnspacing=0.8, handletextpad=0.4, borderaxespad=0.2)
 
         ax_m = fig.add_axes((0.75, 0.13, 0.22, 0.74))
         edges = np.arange(4) - 0.5
@@ -126,7 +127,7 @@ class PrincipalAxes(Experiment):
         ax_m.set_aspect("equal")
         ax_m.set_xticks(range(3), AXES); ax_m.set_yticks(range(3), AXES)
         ax_m.tick_params(length=0)
-        ax_m.set_title(r"$\mathcal{I}_c$ (kg m², numbers in the panel)", fontsize=9)
+        ax_m.set_title("$\\mathcal{I}_c$ (kg m²,\nnumbers in the panel)", fontsize=9)
 
     def readout_table(self, scene=None):
         """Readouts plus the 3x3 matrix I_c as a table (its numbers live here, not in the figure)."""

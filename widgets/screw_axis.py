@@ -103,7 +103,7 @@ class ScrewAxis(Experiment):
     )
     main_control = "pitch"
     scene = staticmethod(scene)
-    figsize = (9.0, 4.2)
+    figsize = (6.6, 3.9)                     # taller than the others: the legend's 8 rows
 
     def _setup(self, fig):
         from matplotlib.lines import Line2D
@@ -114,8 +114,9 @@ class ScrewAxis(Experiment):
         ax.set_box_aspect((2, 2, 3.2), zoom=0.9)
         ax.set_xticks([-1, 0, 1]); ax.set_yticks([0, 1]); ax.set_zticks([-1.5, -0.75, 0, 0.75, 1.5])
         ax.tick_params(labelsize=8, pad=1)
-        ax.set_xlabel("x (m)", labelpad=-4); ax.set_ylabel("y (m)", labelpad=-4)
-        ax.set_zlabel("z (m)", labelpad=-2)
+        ax.tick_params(axis="z", pad=5)             # the tick labels clear of the box's edge
+        ax.set_xlabel("x (m)", labelpad=1); ax.set_ylabel("y (m)", labelpad=1)
+        ax.set_zlabel("z (m)", labelpad=10)
         fig.text(0.31, 0.95, "screw motion about the hinge line", ha="center", fontsize=10)
         w, c = WIDTH, HEIGHT / 2
         ax.plot([0, w, w, 0, 0], [0, 0, 0, 0, 0], [-c, -c, c, c, -c], color=COLORS["door"],
@@ -134,7 +135,7 @@ class ScrewAxis(Experiment):
         self.mat = self._moving(ax.plot([], [], [], "o", color="black", ms=4)[0])
         self.P = self._moving(ax.plot([], [], [], "D", color=COLORS["sky"], ms=6)[0])
 
-        zx = fig.add_axes((0.71, 0.58, 0.26, 0.32))
+        zx = fig.add_axes((0.75, 0.66, 0.22, 0.22))
         zx.set_xlim(0, _PHI[-1]); zx.set_ylim(-1.0, 1.0)
         zx.set_xlabel("angle turned φ (rad)", fontsize=8, labelpad=1)
         zx.set_ylabel("advance (m)", fontsize=8)
@@ -143,7 +144,7 @@ class ScrewAxis(Experiment):
         zx.set_title("advance along the axis = h φ", fontsize=9)
         self.advance = self._moving(zx.plot([], [], color=COLORS["orange"], lw=2)[0])
 
-        lx = fig.add_axes((0.62, 0.0, 0.36, 0.45))
+        lx = fig.add_axes((0.62, 0.0, 0.37, 0.52))
         lx.axis("off")
         lx.legend(handles=[
             Line2D([], [], color="black", ls="-.", label="instantaneous screw axis"),

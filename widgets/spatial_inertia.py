@@ -73,7 +73,8 @@ class SpatialInertia(Experiment):
         ("max |m D| entry", "coupling_max", "kg m"),
     )
     TOP_VIEW = TopView((0.09, 0.14, 0.33, 0.72), (-0.15, 0.95), (-0.5, 0.5),
-                       "door from above: COM C, reference P", com=True)
+                       "door from above: COM C, reference P", com=True,
+                       hinge_label=(-0.13, 0.06))
     REFERENCE = ReferencePoint("x_P", label="P", target="x_C")
     main_control = "ref_x"
     scene = staticmethod(scene)

@@ -90,9 +90,12 @@ _PLAYER_JS = """
   var list = root.querySelector("script.sb-narrow-frames");
   var narrowFrames = list ? JSON.parse(list.textContent) : [];
   var wide = parseFloat(root.getAttribute("data-sb-wide-width")) || 0;
+  var least = parseFloat(root.getAttribute("data-sb-min-scale")) || 1;
+  // the phone frames once the wide ones would shrink their smallest text below 12 CSS px
   function narrow() {
-    return narrowFrames.length === frames.length && root.clientWidth > 0 &&
-      root.clientWidth < 0.75 * wide;
+    var style = getComputedStyle(root);
+    var room = root.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    return narrowFrames.length === frames.length && root.clientWidth > 0 && room < least * wide;
   }
   function show(i) {
     i = Math.max(0, Math.min(frames.length - 1, parseInt(i, 10) || 0));
@@ -123,7 +126,8 @@ def _png_width(frame: bytes) -> int:
 def frame_player(frames: list[bytes], values: list[float], label: str,
                  readouts: list[str] | None = None, alt: str = "",
                  narrow_frames: list[bytes] | None = None,
-                 settings: dict | None = None, control: str = "") -> HTML:
+                 settings: dict | None = None, control: str = "",
+                 min_scale: float = 1.0) -> HTML:
     """Precomputed frames under an ``<input type=range>``: a slider that works with no kernel.
 
     Parameters
@@ -141,13 +145,18 @@ def frame_player(frames: list[bytes], values: list[float], label: str,
         Alternative text of the picture (defaults to a description built from ``label``).
     narrow_frames : list of bytes, optional
         The same frames laid out for a phone's column (PNG); shown instead of ``frames`` while
-        the player is narrower than 3/4 of the wide frames.  Kept in a JSON ``<script>`` that
-        the book's build moves into files fetched only on such screens (tools/sb_live.py).
+        the player's content box is narrower than ``min_scale`` times the wide frames' width
+        (below that the wide frames would shrink their smallest text under 12 CSS px).  Kept
+        in a JSON ``<script>`` that the book's build moves into files fetched only on such
+        screens (tools/sb_live.py).
     settings : dict, optional
         The values of every control of the experiment the frames were drawn with (JSON-able);
         live mode starts from them (``data-sb-settings``).
     control : str
         The name of the control the slider sweeps (``data-sb-control``).
+    min_scale : float
+        The smallest fraction of their width the wide frames may be shown at (their smallest
+        text then is 12 CSS px; ``widgets._base.WIDE_MIN_SCALE``): ``data-sb-min-scale``.
 
     Returns
     -------
@@ -196,7 +205,8 @@ def frame_player(frames: list[bytes], values: list[float], label: str,
         attrs += f' data-sb-settings="{esc(settings_json)}"'
     narrow_list = ""
     if narrow_frames:
-        attrs += f' data-sb-wide-width="{_png_width(frames[0])}"'
+        attrs += (f' data-sb-wide-width="{_png_width(frames[0])}"'
+                  f' data-sb-min-scale="{float(min_scale):.4g}"')
         narrow_list = (f'<script type="application/json" class="sb-narrow-frames">'
                        f'{_js_string_list([_data_uri(f) for f in narrow_frames])}</script>\n')
     markup = (

@@ -73,7 +73,8 @@
   function create(id, name, narrow, values) {
     return new Promise(function (resolve, reject) {
       creating[id] = { resolve: resolve, reject: reject };
-      worker.postMessage({ type: "create", id: id, name: name, narrow: narrow, values: values });
+      worker.postMessage({ type: "create", id: id, name: name, narrow: narrow, values: values,
+                           scale: pixelScale() });
     });
   }
 
@@ -217,19 +218,32 @@
     });
   }
 
-  // The figure's layout: wide (as in JupyterLab) or, when the player is narrower than 3/4 of
-  // the wide figure (a phone), the experiment's narrow layout, panels stacked, shown 1:1.
+  // The figure's layout: wide (as in JupyterLab) or, when the player's content box is
+  // narrower than the wide figure may shrink to (its smallest text 12 CSS px: the player's
+  // data-sb-min-scale, as the frames), the experiment's narrow layout, panels stacked, 1:1.
   function wantNarrow(player) {
-    var wide = parseFloat(player.getAttribute("data-sb-wide-width")) || 900;
-    return player.clientWidth > 0 && player.clientWidth < 0.75 * wide;
+    var wide = parseFloat(player.getAttribute("data-sb-wide-width")) || 660;
+    var least = parseFloat(player.getAttribute("data-sb-min-scale")) || 1;
+    var style = getComputedStyle(player);
+    var room = player.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    return player.clientWidth > 0 && room < least * wide;
+  }
+
+  // Device pixels per CSS pixel the figure is drawn at: a 2x screen gets a figure drawn at
+  // twice the dpi (sharp text), shown at the same CSS size; a 1x screen the 1x figure.
+  function pixelScale() {
+    var r = window.devicePixelRatio || 1;
+    return Math.min(3, Math.max(1, Math.round(r * 4) / 4));
   }
 
   Experiment.prototype.layout = function (info) {
     this.width = info.width;
     this.height = info.height;
     this.narrow = !!info.narrow;
-    this.canvas.width = info.width;
+    this.scale = info.scale || 1;
+    this.canvas.width = info.width;              // device pixels (info.scale per CSS px)
     this.canvas.height = info.height;
+    this.canvas.style.width = (info.width / this.scale) + "px";
     this.canvas.setAttribute("data-sb-layout", this.narrow ? "narrow" : "wide");
   };
 

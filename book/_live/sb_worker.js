@@ -6,7 +6,7 @@
  * matplotlib from those bytes (Pyodide's own loaders, served from memory by the fetch below)
  * and runs widgets/live.py, reporting each step.  After that it answers the page's messages:
  *
- *   {type: "create", id, name, narrow, values}  -> {type: "frame", id, info, ...}
+ *   {type: "create", id, name, narrow, values, scale}  -> {type: "frame", id, info, ...}
  *   {type: "update", id, values}                -> {type: "frame", id, ...}
  *
  * where a frame carries the RGBA pixels of the experiment's blitted Agg canvas as a
@@ -218,7 +218,7 @@ self.onmessage = async function (ev) {
     var t0 = performance.now();
     if (msg.type === "create") {
       if (handles[msg.id] !== undefined) { live.close(handles[msg.id]); }
-      var info = JSON.parse(live.create(msg.name, !!msg.narrow, "{}"));
+      var info = JSON.parse(live.create(msg.name, !!msg.narrow, "{}", msg.scale || 1));
       handles[msg.id] = info.handle;
       var out = JSON.parse(live.update(info.handle, JSON.stringify(msg.values || {})));
       info.values = JSON.parse(live.values(info.handle));

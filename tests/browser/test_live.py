@@ -367,7 +367,7 @@ def test_phone_width(browser, site_url):
     player shows its phone-layout frames (330 px wide, shown 1:1, so the figure's 10.5-pt text
     is 14.6 CSS px, not smaller than the page's own small print); the readout tables scroll in
     their box.  Live mode started there draws the experiment's narrow layout, 1:1, and its
-    numbers equal native Python's."""
+    numbers equal native Python's; on this 2x screen it is drawn at twice the dpi (sharp)."""
     from widgets import EXPERIMENTS
 
     guard = NetworkGuard()
@@ -413,8 +413,9 @@ def test_phone_width(browser, site_url):
                                "right: c.getBoundingClientRect().right, "
                                "page: document.documentElement.clientWidth, "
                                "scroll: document.documentElement.scrollWidth})")
-        if live["layout"] != "narrow" or live["w"] != 330 or live["shown"] < 0.99 * 330:
-            problems.append(f"live figure at 390 px is not the narrow layout shown 1:1: {live}")
+        # drawn at the phone's devicePixelRatio (2): 660 device px shown 330 CSS px wide
+        if live["layout"] != "narrow" or live["w"] != 2 * 330 or not 0.99 * 330 <= live["shown"] <= 331:
+            problems.append(f"live figure at 390 px is not the narrow layout at 2x shown 1:1: {live}")
         if live["right"] > live["page"] + 1 or live["scroll"] > live["page"]:
             problems.append(f"live at 390 px overflows: {live}")
         cls = EXPERIMENTS[name]

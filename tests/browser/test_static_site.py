@@ -4,7 +4,9 @@ For every built page: it loads with no console error and no failed request, make
 non-loopback request (see conftest), the math is typeset by the site's own MathJax
 (mjx-container present, no TeX error, no raw $$ left), and every image is decoded
 (naturalWidth > 0).  Every static experiment (frame player) changes its picture, value and
-readout when its slider is moved with the keyboard; every answer box says right and wrong.
+readout when its slider is moved with the keyboard, and its wide frames are shown at
+least ``WIDE_MIN_SCALE`` of their size (1:1 at 1280 px: figure text >= 12 CSS px); every answer
+box says right and wrong.
 Then an axe audit of every page: no serious or critical violation.  One page load per page.
 
     .venv/bin/python -m pytest tests/browser/test_static_site.py -q
@@ -17,6 +19,8 @@ import hashlib
 import pytest
 
 from browser_support import SITE, site_pages
+
+from widgets._base import WIDE_MIN_SCALE
 
 PAGES = site_pages()
 
@@ -81,6 +85,13 @@ def check_frame_players(page) -> list[str]:
             problems.append(f"player {i}: slider has no visible label")
         if img.evaluate("el => el.naturalWidth") <= 0:
             problems.append(f"player {i}: frame not shown")
+        size = img.evaluate("el => ({natural: el.naturalWidth, shown: el.getBoundingClientRect()"
+                            ".width, layout: el.getAttribute('data-sb-layout')})")
+        if player.get_attribute("data-sb-wide-width") and size["layout"] == "wide" \
+                and size["shown"] < WIDE_MIN_SCALE * size["natural"] - 0.5:
+            # the figure's smallest text is >= 12 CSS px only down to this scale
+            # (tests/test_widget_text.py); a 1280-px desktop shows the 660-px frames 1:1
+            problems.append(f"player {i}: wide frame shrunk below {WIDE_MIN_SCALE:.2f}: {size}")
         n = int(rng.get_attribute("max")) + 1
         if n < 2:
             continue

@@ -1,0 +1,188 @@
+"""Every text of every experiment's figure is readable where it is shown, and none overlaps another.
+
+The wide figure is shown in the book's column (measured with headless Chromium at a 1280-px
+viewport: ``COLUMN_PX``), never wider than it is drawn; the narrow figure (the phone layout,
+``widgets/_narrow.py``) is shown 1:1 in a 390-px phone's column.  For every experiment of
+``widgets.EXPERIMENTS``, wide and narrow, at its defaults and 3 seeded random settings of its
+controls, each text the renderer draws (tick labels, axis labels, titles, legend entries and
+titles, annotations, moving labels) must
+
+* be at least ``MIN_WIDE_PX`` CSS px (wide) / ``MIN_NARROW_PX`` (narrow) tall in font size;
+* not overlap any other drawn text (their boxes, rotated boxes for turned labels, may touch
+  within ``TOLERANCE`` px), nor lie under a legend's frame (other than its own entries);
+* lie inside the figure.
+
+The texts are the ones ``Text.draw`` is called for in a full redraw (background, moving
+artists and the on-top overlay), so tick labels outside the view, empty texts and hidden
+artists do not count.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from matplotlib.legend import Legend
+from matplotlib.text import Text
+
+from widgets import EXPERIMENTS, Choice, Slider
+
+#: the book's text column on a 1280-px desktop page (CSS px), measured in the built book
+COLUMN_PX = 660
+MIN_WIDE_PX = 12.0
+MIN_NARROW_PX = 14.0
+#: px two text boxes may share (anti-aliased edges) / a text may run past the figure's edge
+TOLERANCE = 1.0
+
+
+def settings(cls, seed: int, n: int = 3) -> list[dict]:
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n):
+        values = {}
+        for c in cls.CONTROLS:
+            if isinstance(c, Slider):
+                k = int(rng.integers(0, int(round((c.max - c.min) / c.step)) + 1))
+                values[c.name] = float(round(c.min + k * c.step, 10))
+            elif isinstance(c, Choice):
+                values[c.name] = c.options[int(rng.integers(0, len(c.options)))]
+        out.append(values)
+    return out
+
+
+def drawn_texts(exp, legends: list | None = None) -> list[tuple[Text, object]]:
+    """(text, window extent) of every text a full redraw of ``exp`` draws; the legends drawn
+    are appended to ``legends`` as (legend, frame extent)."""
+    seen: list = []
+    original, original_legend = Text.draw, Legend.draw
+
+    def draw(self, renderer):
+        if self.get_visible() and self.get_text().strip():
+            seen.append((self, self.get_window_extent(renderer)))
+        return original(self, renderer)
+
+    def draw_legend(self, renderer):
+        if legends is not None and self.get_visible():
+            legends.append((self, self.get_window_extent(renderer)))
+        return original_legend(self, renderer)
+
+    Text.draw, Legend.draw = draw, draw_legend
+    try:
+        exp.invalidate()
+        exp._render(full=True)
+    finally:
+        Text.draw, Legend.draw = original, original_legend
+    unique, ids = [], set()
+    for t, box in seen:                      # a text drawn twice (overlay) counts once
+        if id(t) not in ids:
+            ids.add(id(t))
+            unique.append((t, box))
+    return unique
+
+
+def _corners(text: Text, box) -> np.ndarray:
+    """The 4 corners (px) of a text's box, turned with the text (its window extent is the
+    axis-aligned box around the turned text)."""
+    theta = math.radians(text.get_rotation() % 180.0)
+    c, s = abs(math.cos(theta)), abs(math.sin(theta))
+    W, H = box.width, box.height
+    cx, cy = (box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2
+    if s < 1e-6 or c < 1e-6 or abs(c * c - s * s) < 0.2:
+        w, h, theta = W, H, 0.0      # upright, vertical or near 45 degrees: the plain box
+    else:
+        w = (W * c - H * s) / (c * c - s * s)
+        h = (H * c - W * s) / (c * c - s * s)
+    u = np.array([math.cos(theta), math.sin(theta)])
+    v = np.array([-u[1], u[0]])
+    half = [(-w / 2, -h / 2), (w / 2, -h / 2), (w / 2, h / 2), (-w / 2, h / 2)]
+    return np.array([[cx, cy] + a * u + b * v for a, b in half])
+
+
+def overlap(p: np.ndarray, q: np.ndarray) -> float:
+    """How deep two convex quadrilaterals overlap (px): the smallest overlap of their
+    projections on the edges' normals (separating axis theorem); <= 0 when apart."""
+    depth = math.inf
+    for poly in (p, q):
+        for i in range(4):
+            edge = poly[(i + 1) % 4] - poly[i]
+            n = np.array([-edge[1], edge[0]])
+            norm = np.hypot(*n)
+            if norm == 0:
+                continue
+            n = n / norm
+            a, b = p @ n, q @ n
+            depth = min(depth, min(a.max(), b.max()) - max(a.min(), b.min()))
+    return depth
+
+
+def problems(exp, narrow: bool) -> list[str]:
+    w, h = exp.canvas.get_width_height()
+    scale = 1.0 if narrow else min(1.0, COLUMN_PX / w)      # shown at most as wide as drawn
+    least = MIN_NARROW_PX if narrow else MIN_WIDE_PX
+    legends: list = []
+    texts = drawn_texts(exp, legends)
+    out = []
+    for legend, frame in legends:            # a legend hides what is under it
+        own = {id(t) for t in (*legend.get_texts(), legend.get_title())}
+        for t, box in texts:
+            if id(t) in own:
+                continue
+            dx = min(frame.x1, box.x1) - max(frame.x0, box.x0)
+            dy = min(frame.y1, box.y1) - max(frame.y0, box.y0)
+            if min(dx, dy) > TOLERANCE:
+                out.append(f"{t.get_text()!r} is under a legend by {min(dx, dy):.1f} px")
+    for t, box in texts:
+        px = t.get_fontsize() * exp.figure.dpi / 72.0 * scale
+        if px < least - 1e-9:
+            out.append(f"{t.get_text()!r}: {px:.1f} CSS px < {least:g}")
+        if box.x0 < -TOLERANCE or box.y0 < -TOLERANCE or box.x1 > w + TOLERANCE \
+                or box.y1 > h + TOLERANCE:
+            out.append(f"{t.get_text()!r}: outside the {w}x{h} figure at "
+                       f"{[round(v) for v in box.extents]}")
+    corners = [_corners(t, box) for t, box in texts]
+    for i in range(len(texts)):
+        for j in range(i + 1, len(texts)):
+            a, b = texts[i][1], texts[j][1]
+            if a.x1 < b.x0 or b.x1 < a.x0 or a.y1 < b.y0 or b.y1 < a.y0:
+                continue
+            d = overlap(corners[i], corners[j])
+            if d > TOLERANCE:
+                out.append(f"{texts[i][0].get_text()!r} overlaps {texts[j][0].get_text()!r} "
+                           f"by {d:.1f} px")
+    return out
+
+
+@pytest.mark.parametrize("narrow", [False, True], ids=["wide", "narrow"])
+@pytest.mark.parametrize("name", list(EXPERIMENTS))
+def test_every_text_readable_inside_and_apart(name, narrow):
+    cls = EXPERIMENTS[name]
+    exp = cls(narrow=narrow)
+    try:
+        found = []
+        for values in [{}] + settings(cls, 20 + sorted(EXPERIMENTS).index(name)):
+            if values:
+                exp.set(**values)
+            found += [f"{values or 'defaults'}: {p}" for p in problems(exp, narrow)]
+        assert not found, f"{name} ({'narrow' if narrow else 'wide'}):\n" + "\n".join(found)
+    finally:
+        exp.close()
+
+
+def test_the_checks_catch_overlaps_and_turned_boxes():
+    """The overlap measure itself: apart, touching, crossing, and two 30-degree labels side by
+    side whose upright boxes overlap but whose turned boxes do not."""
+    sq = np.array([[0, 0], [10, 0], [10, 10], [0, 10]], float)
+    assert overlap(sq, sq + [20, 0]) < 0
+    assert overlap(sq, sq + [10, 0]) == pytest.approx(0)
+    assert overlap(sq, sq + [7, 3]) == pytest.approx(3)
+    from matplotlib.figure import Figure
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    fig = Figure(figsize=(4, 2), dpi=100)
+    canvas = FigureCanvasAgg(fig)
+    a = fig.text(0.4, 0.5, "a long label", rotation=30, fontsize=12)
+    b = fig.text(0.4, 0.3, "a long label", rotation=30, fontsize=12)
+    r = canvas.get_renderer()
+    ba, bb = a.get_window_extent(r), b.get_window_extent(r)
+    assert ba.overlaps(bb)                                   # upright boxes overlap
+    assert overlap(_corners(a, ba), _corners(b, bb)) < TOLERANCE   # the texts do not
