@@ -77,7 +77,8 @@ class LeastTorque(Experiment):
     CONTROLS = CONTROLS
     TOP_VIEW = TopView((0.07, 0.12, 0.46, 0.78), (-0.45, 1.25), (-0.55, 0.75),
                        "door from above: push f at Q, central axis, P\n"
-                       f"(1 N ↦ {ARROW_F:g} m, 1 N m ↦ {ARROW_TAU:g} m)", legend="upper left")
+                       f"(1 N ↦ {ARROW_F:g} m, 1 N m ↦ {ARROW_TAU:g} m)", legend="upper left",
+                       hinge_label=(-0.1, -0.3))            # under the hinge, below P's label
     TOP_PARTS = (
         InfiniteLine("x_Q", "e_x", "P's line (y = 0)", COLORS["grey"], ":", depends=(), name="P's line"),
         ForceArrow("f", (WIDTH, 0.0), ARROW_F, "push f at Q", depends=("push_angle",)),
