@@ -13,6 +13,7 @@ Every experiment: ``.controls`` (dict of ipywidgets), ``.widget`` (displayable),
 from __future__ import annotations
 
 from ._base import Bars, Choice, Experiment, Player, ReferencePoint, Series, Slider, TopView
+from .arm import ArmExplorer
 from .bifold import BifoldDoor
 from .kinetic_energy import KineticEnergy
 from .newton_euler import NewtonEuler
@@ -35,6 +36,7 @@ EXPERIMENTS: dict[str, type[Experiment]] = {cls.name: cls for cls in (
     PrincipalAxes,      # E7, chapter 10
     BifoldDoor,         # E8, chapter 11
     KineticEnergy,      # E9, chapter 6 (also the README recipe's worked example)
+    ArmExplorer,        # E11, chapter 12
 )}
 
 __all__ = ["EXPERIMENTS", "Experiment", "Slider", "Choice", "Player", "TopView", "Bars", "Series",
