@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from ._base import (Bars, Choice, Curve, Experiment, ForceArrow, InfiniteLine, Player, Ref, ReferencePoint,
                     Series, Slider, TopView, TorqueArc)
+from .arm import ArmExplorer
 from .bifold import BifoldDoor
 from .kinetic_energy import KineticEnergy
 from .least_torque import LeastTorque
@@ -38,6 +39,7 @@ EXPERIMENTS: dict[str, type[Experiment]] = {cls.name: cls for cls in (
     BifoldDoor,         # E8, chapter 11
     KineticEnergy,      # E9, chapter 6 (also the README recipe's worked example)
     LeastTorque,        # E10, chapter 5
+    ArmExplorer,        # E11, chapter 12
 )}
 
 __all__ = ["EXPERIMENTS", "Experiment", "Slider", "Choice", "Player", "TopView", "Bars", "Series",

@@ -1,0 +1,189 @@
+"""Physics tests of E11, the arm explorer (widgets/arm.py, book chapter 12).
+
+The experiment computes everything with spatialbook from the Panda's URDF (embedded in
+widgets/_panda_urdf.py).  The oracle ``check`` recomputes what is drawn and read out with
+MuJoCo reading the MJCF twin of the robot (book/models/panda.xml): ``mj_fullM`` for H,
+``qfrc_bias`` for G and C_v, ``mj_jac`` / ``mj_jacBody`` for the hand's twist in space and
+body form, ``xpos`` for the link origins, and the screw axis in closed form from MuJoCo's twist.
+Further tests compare with Pinocchio reading the URDF file, and check what the chapter teaches:
+which joints each entry of H depends on, and G's first entry vanishing (vertical first axis).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import mujoco
+import numpy as np
+import pinocchio as pin
+import pytest
+
+import spatialbook as sb
+from widgets import EXPERIMENTS
+from widgets._base import arrow_segments_3d
+from widgets.arm import (ARROW_V, AXIS_HALF, CONTROLS, LIMITS, PANDA, QD_DEMO, ArmExplorer, scene)
+from widgets._panda_urdf import PANDA_URDF
+
+MODELS = Path(__file__).resolve().parents[1] / "book" / "models"
+MJ = mujoco.MjModel.from_xml_path(str(MODELS / "panda.xml"))
+MJ_DATA = mujoco.MjData(MJ)
+BODIES = [mujoco.mj_name2id(MJ, mujoco.mjtObj.mjOBJ_BODY, b)
+          for b in ("link1", "link2", "link3", "link4", "link5", "link6", "link7", "flange")]
+HAND = BODIES[-1]
+RTOL, ATOL = 1e-8, 1e-11
+
+#: settings where something vanishes or lines up (zero angles where the ranges allow, slowest rate)
+DEGENERATE = [
+    dict(q1=0.0, q2=0.0, q3=0.0, q5=0.0, q7=0.0),
+    dict(q1=0.0, q2=0.0, q3=0.0, q4=-90.0, q5=0.0, q6=0.0, q7=0.0, rate=0.1),
+    dict(q2=90.0, q4=-4.0, q6=215.0),
+]
+
+
+def mujoco_reference(q, qd) -> dict:
+    """What E11 must show at (q, qd), computed by MuJoCo (no spatialbook involved)."""
+    m, d = MJ, MJ_DATA
+    d.qpos[:], d.qvel[:] = q, 0.0
+    mujoco.mj_forward(m, d)
+    G = d.qfrc_bias.copy()                             # q̇ = 0: gravity only
+    M = np.zeros((m.nv, m.nv))
+    mujoco.mj_fullM(m, d, M)
+    d.qvel[:] = qd
+    mujoco.mj_forward(m, d)
+    C_v = d.qfrc_bias - G                              # Coriolis and centripetal
+    jacp, jacr = np.zeros((3, m.nv)), np.zeros((3, m.nv))
+    mujoco.mj_jac(m, d, jacp, jacr, np.zeros(3), HAND)   # the hand-fixed point at the world origin
+    V_s = np.r_[jacr @ qd, jacp @ qd]
+    mujoco.mj_jacBody(m, d, jacp, jacr, HAND)          # the flange origin, world axes
+    R = d.xmat[HAND].reshape(3, 3)
+    w, v = jacr @ qd, jacp @ qd
+    p = d.xpos[HAND].copy()
+    return {"H": M, "G": G, "C_v": C_v, "V_s": V_s, "V_b": np.r_[R.T @ w, R.T @ v],
+            "v_hand": v, "hand": p, "origins": np.vstack([np.zeros(3), d.xpos[BODIES[:7]]]),
+            "pitch": w @ v / (w @ w), "axis_point": p + np.cross(w, v) / (w @ w),
+            "axis_direction": w / np.linalg.norm(w)}
+
+
+def _state_of(st):
+    q = np.deg2rad([st[f"q{i + 1}"] for i in range(7)])
+    return q, st["rate"] * QD_DEMO
+
+
+def _close(a, b):
+    np.testing.assert_allclose(np.asarray(a, float), np.asarray(b, float), rtol=RTOL, atol=ATOL)
+
+
+def check(e, st):
+    """Oracle: everything E11 reads out and draws, from MuJoCo at the control values."""
+    q, qd = _state_of(st)
+    ref = mujoco_reference(q, qd)
+    _close(st["q"], q)
+    _close(st["qd"], qd)
+    for key in ("H", "G", "C_v", "V_s", "V_b", "v_hand", "hand", "pitch", "axis_point",
+                "axis_direction"):
+        _close(st[key], ref[key])
+    _close(st["H_diag"], np.diag(ref["H"]))
+    _close(st["kinetic_energy"], 0.5 * qd @ ref["H"] @ qd)
+    # drawn: the bars, the heat map, the arm, the hand, its velocity arrow and the screw axis
+    _close(e.bar_heights(0)[0], ref["G"])
+    _close(e.bar_heights(1)[0], ref["C_v"])
+    _close(np.asarray(e.im.get_array()).reshape(7, 7), ref["H"])
+    o = ref["origins"]
+    _close(np.array(e.arm.get_data_3d()).T, np.vstack([o, ref["hand"]]))
+    _close(np.array(e.joints.get_data_3d()).T, o[1:])
+    _close(np.array(e.hand.get_data_3d()).T, ref["hand"][None])
+    seg = ref["axis_point"] + np.outer([-AXIS_HALF, AXIS_HALF], ref["axis_direction"])
+    _close(np.array(e.axis_line.get_data_3d()).T, seg)
+    _close(np.array(e.v_arrow.get_data_3d()),
+           np.array(arrow_segments_3d(ref["hand"], ref["v_hand"], ARROW_V, side=(0.0, 0.0, 1.0))))
+    # the invariants: H symmetric positive definite, the twist the same screw in both forms
+    H = np.asarray(st["H"])
+    assert np.allclose(H, H.T, atol=1e-14) and np.linalg.eigvalsh(H).min() > 0
+
+
+# --------------------------------------------------------------------------- the model
+
+
+def test_embedded_urdf_is_the_book_file():
+    assert PANDA_URDF == (MODELS / "panda.urdf").read_text()
+
+
+def test_controls_span_the_joint_ranges():
+    for c, (lo, hi) in zip(CONTROLS[:7], np.rad2deg(LIMITS)):
+        assert lo <= c.min < lo + 1 and hi - 1 < c.max <= hi and c.min <= c.value <= c.max
+
+
+def random_q(rng, n=10):
+    return rng.uniform(LIMITS[:, 0], LIMITS[:, 1], (n, 7))
+
+
+def test_dynamics_agree_with_pinocchio():
+    """H, G and C_v of the scene against Pinocchio's crba and rnea reading the URDF file."""
+    pm = pin.buildModelFromXML((MODELS / "panda.urdf").read_text())
+    pd = pm.createData()
+    pm.gravity.linear = np.array([0.0, 0.0, -9.81])
+    rng = np.random.default_rng(7)
+    for q in random_q(rng):
+        s = scene(*np.rad2deg(q), rate=1.5)["numbers"]
+        H = pin.crba(pm, pd, q)
+        H = np.triu(H) + np.triu(H, 1).T
+        qd = 1.5 * QD_DEMO
+        G = pin.rnea(pm, pd, q, np.zeros(7), np.zeros(7))
+        C = pin.rnea(pm, pd, q, qd, np.zeros(7)) - G
+        for a, b in ((s["H"], H), (s["G"], G), (s["C_v"], C)):
+            np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
+
+
+def test_twist_is_the_sum_of_carried_joint_axes_and_agrees_with_mujoco_jacobians():
+    """At random q: V_s = J_s q̇ with MuJoCo's mj_jac columns (space form), V_b = R^T-rotated
+    mj_jacBody (body form), and V_b = ^hX_0 V_s (one twist, two frames)."""
+    rng = np.random.default_rng(8)
+    for q in random_q(rng):
+        st = scene(*np.rad2deg(q), rate=0.7)["numbers"]
+        ref = mujoco_reference(q, 0.7 * QD_DEMO)
+        _close(st["V_s"], ref["V_s"])
+        _close(st["V_b"], ref["V_b"])
+        R = MJ_DATA.xmat[HAND].reshape(3, 3)
+        X_h0 = sb.motion_transform(R, MJ_DATA.xpos[HAND])   # world -> flange coordinates
+        _close(X_h0 @ st["V_s"], st["V_b"])
+
+
+def test_which_joints_each_entry_of_H_depends_on():
+    """H_ij depends only on q_k with k > min(i, j): moving joint k changes no entry of the
+    bottom-right block from row and column k on (joints i, j >= k and every body beyond them
+    turn together with joint k, rigidly, so S_j^T I^c_j ^jX_i S_i does not change).  So H never
+    depends on q1, and H_77 is constant.  Checked with MuJoCo's mj_fullM."""
+    rng = np.random.default_rng(9)
+    for q in random_q(rng, 4):
+        H0 = mujoco_reference(q, QD_DEMO)["H"]
+        for k in range(7):
+            q2 = q.copy()
+            q2[k] = rng.uniform(*LIMITS[k])
+            dH = np.abs(mujoco_reference(q2, QD_DEMO)["H"] - H0)
+            assert dH[k:, k:].max() < 1e-12, k
+            if k > 0:
+                assert dH[:k, :].max() > 1e-6, k          # the rows above do change
+
+
+def test_gravity_has_no_moment_about_the_vertical_first_axis():
+    rng = np.random.default_rng(10)
+    for q in random_q(rng):
+        G = scene(*np.rad2deg(q))["numbers"]["G"]
+        assert abs(G[0]) < 1e-12 and np.abs(G).max() > 1.0
+
+
+def test_velocity_terms_scale_with_the_square_of_the_rate():
+    a = scene(rate=0.5)["numbers"]
+    b = scene(rate=1.5)["numbers"]
+    np.testing.assert_allclose(b["C_v"], 9.0 * a["C_v"], rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(b["V_s"], 3.0 * a["V_s"], rtol=1e-12, atol=1e-14)
+    assert a["pitch"] == pytest.approx(b["pitch"], rel=1e-12)         # the screw does not scale
+
+
+def test_registered_and_drawn_at_defaults():
+    e = EXPERIMENTS["arm_explorer"]()
+    try:
+        assert isinstance(e, ArmExplorer)
+        check(e, e.state())
+    finally:
+        e.close()
