@@ -114,7 +114,7 @@ class Choice:
 
 @dataclass(frozen=True)
 class Player:
-    """An ipywidgets Play that drives the slider ``target`` (linked in the browser and in Python)."""
+    """An ipywidgets Play that drives the slider ``target`` (linked in Python, both ways)."""
 
     name: str
     target: str
