@@ -50,12 +50,17 @@ test-fast: venv
 ## The chapters are trusted first (their answer boxes and frame players are HTML with scripts,
 ## which JupyterLab runs only in a trusted notebook), and every kernel loads IPython's autoreload
 ## (a profile in .venv/ipython), so an edited widgets/ or spatialbook/ module shows on re-run.
+## The server's root is book/ (the glossary is next to chapters/) and JUPYTER_PATH adds the
+## book's own prebuilt extension (tools/jupyter/labextensions/spatialbook-lab): an edited {eval}
+## renders on the first run, {term} links open the glossary, links to another chapter open it.
 lab: venv
 	$(VENV)/bin/jupyter trust book/chapters/*.ipynb >/dev/null
 	@mkdir -p $(VENV)/ipython/profile_default
 	@printf '%s\n' "c.InteractiveShellApp.extensions = ['autoreload']" \
 	  "c.InteractiveShellApp.exec_lines = ['%autoreload 2']" > $(VENV)/ipython/profile_default/ipython_kernel_config.py
-	IPYTHONDIR=$(CURDIR)/$(VENV)/ipython $(VENV)/bin/jupyter lab book/chapters $(if $(filter 0,$(shell id -u)),--allow-root)
+	JUPYTER_PATH=$(CURDIR)/tools/jupyter$(if $(JUPYTER_PATH),:$(JUPYTER_PATH)) \
+	IPYTHONDIR=$(CURDIR)/$(VENV)/ipython $(VENV)/bin/jupyter lab book \
+	  --LabApp.default_url=/lab/tree/chapters $(LAB_ARGS) $(if $(filter 0,$(shell id -u)),--allow-root)
 
 ## The library's self-check: a table of every invariant it verifies.
 check: venv

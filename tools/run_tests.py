@@ -55,6 +55,9 @@ STAGES: list[tuple[str, list[str]]] = [
      [PY, "-m", "pytest", "-q", "-s", "tests/browser/test_jupyterlab.py", "--timeout=600"]),
     ("every chapter in JupyterLab reads as in the book: no raw MyST, numbers shown (Run All)",
      [PY, "-m", "pytest", "-q", "tests/browser/test_jupyterlab_myst.py", "--timeout=300"]),
+    ("an author in JupyterLab: widget equals kernel after Run All, an edited {eval} renders on "
+     "the first run, {term} and cross-chapter links open their targets",
+     [PY, "-m", "pytest", "-q", "tests/browser/test_jupyterlab_authoring.py", "--timeout=600"]),
 ]
 
 

@@ -29,6 +29,7 @@ ipympl, in JupyterLab, VS Code and nbconvert alike.  See ``widgets/README.md``.
 
 from __future__ import annotations
 
+import contextlib
 import html
 import math
 import struct
@@ -135,7 +136,7 @@ class Choice:
 
 @dataclass(frozen=True)
 class Player:
-    """An ipywidgets Play that drives the slider ``target`` (linked in the browser and in Python)."""
+    """An ipywidgets Play that drives the slider ``target`` (linked in Python, both ways)."""
 
     name: str
     target: str
@@ -676,11 +677,14 @@ class Experiment:
                                               margin="0 0 0 12px"))
         self.widget = self._layout()
 
-        self._links = []
+        # a Play and its slider are linked here in Python, not by a jslink in the browser: a
+        # jslink answers every slider value the kernel sends with a Play value of its own, which
+        # comes back after the kernel's next ``set`` and moves the slider back (the widget and the
+        # kernel then disagree after Run All)
+        self._linking = False
         for name, spec in self._players.items():
-            self._links.append(W.jslink((self.controls[name], "value"),
-                                        (self.controls[spec.target], "value")))
             self.controls[name].observe(self._on_play(spec.target), names="value")
+            self.controls[spec.target].observe(self._on_target(name), names="value")
         for name, c in self.controls.items():
             if name not in self._players:
                 c.observe(self._on_change, names="value")
@@ -963,7 +967,7 @@ class Experiment:
         self._suspended = True
         try:
             for k, v in values.items():
-                self._control(k).value = v
+                _assign(self._control(k), v)
         finally:
             self._suspended = False
         self.update(live=live)
@@ -1108,9 +1112,26 @@ class Experiment:
             self.update()
 
     def _on_play(self, target: str) -> Callable[[dict], None]:
-        def follow(change: dict) -> None:
-            self.controls[target].value = change["new"]
+        def follow(change: dict) -> None:      # the Play moves its slider
+            if not self._linking:
+                self._linking = True
+                try:
+                    _assign(self.controls[target], change["new"])
+                finally:
+                    self._linking = False
         return follow
+
+    def _on_target(self, player: str) -> Callable[[dict], None]:
+        def mirror(change: dict) -> None:      # a moved slider: the Play resumes from there
+            spec = self._players[player]
+            if not self._linking:
+                self._linking = True
+                try:
+                    self.controls[player].value = int(min(max(round(change["new"]), spec.min),
+                                                          spec.max))
+                finally:
+                    self._linking = False
+        return mirror
 
     def _sweep(self, control: str | None, values: Sequence | None) -> list[tuple[bytes, str]]:
         control = control or self.main_control
@@ -1120,12 +1141,16 @@ class Experiment:
         old = {k: c.value for k, c in self.controls.items() if k in self._players}
         old.update({k: c.value for k, c in self.controls.items() if k not in self._players})
         out = []
-        try:
-            for v in values:
-                self._set({control: v}, live=False)
-                out.append((self._encode(self.frame_compress_level), self.readout_table()))
-        finally:
-            self._set(old, live=True)
+        with contextlib.ExitStack() as held:   # the browser sees only the restored values
+            for c in self.controls.values():
+                if hasattr(c, "hold_sync"):
+                    held.enter_context(c.hold_sync())
+            try:
+                for v in values:
+                    self._set({control: v}, live=False)
+                    out.append((self._encode(self.frame_compress_level), self.readout_table()))
+            finally:
+                self._set(old, live=True)
         return out
 
     def _on_top(self, artist):
@@ -1222,11 +1247,33 @@ class Experiment:
 
     def close(self) -> None:
         """Close every widget of the experiment (frees the kernel-side objects)."""
-        stack = [self.widget, *self._links]
+        stack = [self.widget]
         while stack:
             w = stack.pop()
             stack.extend(getattr(w, "children", ()))
             w.close()
+
+
+def _assign(control: W.Widget, value: Any) -> None:
+    """Set a control's value from Python so that the browser does not send it back.
+
+    A slider view answers a value from the kernel by moving its noUiSlider handle, which fires
+    the handle's ``update`` event; with ``continuous_update`` on, the view then sends the
+    handle's value back whenever it differs from the model's by a rounding (-0.06 snapped to
+    the step grid is -0.060000000000000005).  ipywidgets 8 then ignores the kernel's next value
+    for that slider until the echo of the old one returns, and the old value wins: the kernel
+    and the slider keep a value that an earlier ``set`` left.  So the value goes out together
+    with ``continuous_update=False`` (one message: the view reads the flag during the event),
+    and the flag is restored in a second message.
+    """
+    if not (hasattr(control, "hold_sync") and getattr(control, "continuous_update", False)
+            and control.value != value):
+        control.value = value              # not a slider, or the live-mode stand-in
+        return
+    with control.hold_sync():
+        control.continuous_update = False
+        control.value = value
+    control.continuous_update = True
 
 
 # ------------------------------------------------------------------------ drawing helpers

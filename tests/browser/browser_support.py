@@ -121,3 +121,114 @@ BUSY_WATCH_JS = """() => {
     };
     watch();
 }"""
+
+
+# ------------------------------------------------------------------------- JupyterLab servers
+
+#: JupyterLab settings of the tests: every cell in the DOM (selectors find them), no news, no
+#: autosave (the copies in the temporary folder are never rewritten by the tests' edits)
+LAB_SETTINGS = {
+    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {
+        "autoStartDefaultKernel": True,
+        "windowingMode": "none"},
+    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
+        "fetchNews": "false", "checkForUpdates": False},
+    "@jupyterlab/docmanager-extension/plugin.jupyterlab-settings": {"autosave": False},
+}
+
+#: the book's own small JupyterLab extension (a prebuilt federated extension, no build step):
+#: ``make lab`` puts this folder on JUPYTER_PATH, and so do the tests
+LAB_JUPYTER_PATH = ROOT / "tools" / "jupyter"
+
+
+def lab_env(tmp: Path) -> dict:
+    """The environment of a test's JupyterLab: isolated runtime and config folders, the
+    project importable, the book's extension found (``make lab`` sets the same JUPYTER_PATH)."""
+    return dict(os.environ, PYTHONHASHSEED="0", MPLBACKEND="Agg",
+                JUPYTER_RUNTIME_DIR=str(tmp / "runtime"), JUPYTER_CONFIG_DIR=str(tmp / "config"),
+                JUPYTER_PATH=os.pathsep.join(p for p in [str(LAB_JUPYTER_PATH),
+                                                         os.environ.get("JUPYTER_PATH")] if p),
+                PYTHONPATH=os.pathsep.join(p for p in [str(ROOT), os.environ.get("PYTHONPATH")] if p))
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def lab_get(url: str, method: str = "GET", timeout: float = 5.0):
+    import json
+    import urllib.request
+
+    req = urllib.request.Request(url, method=method)
+    with urllib.request.urlopen(req, timeout=timeout) as r:
+        body = r.read()
+        return json.loads(body) if body else None
+
+
+def shutdown_kernels(base: str) -> None:
+    try:
+        for k in lab_get(f"{base}/api/kernels") or []:
+            lab_get(f"{base}/api/kernels/{k['id']}", method="DELETE", timeout=20)
+    except OSError:
+        pass
+
+
+class JupyterLab:
+    """JupyterLab on 127.0.0.1 serving the folder ``work`` (no token, loopback only, isolated
+    settings, autosave off); ``with JupyterLab(tmp, work) as base:`` yields its URL."""
+
+    def __init__(self, tmp: Path, work: Path) -> None:
+        self.tmp, self.work = Path(tmp), Path(work)
+
+    def __enter__(self) -> str:
+        import json
+        import subprocess
+        import time
+
+        settings_dir = self.tmp / "settings"
+        for rel, value in LAB_SETTINGS.items():
+            path = settings_dir / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(value))
+        port = _free_port()
+        jupyter = Path(sys.executable).with_name("jupyter-lab")
+        cmd = [str(jupyter) if jupyter.exists() else "jupyter-lab", "--no-browser",
+               "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
+               "--IdentityProvider.token=", "--ServerApp.password=",
+               "--ServerApp.disable_check_xsrf=True", "--LabApp.extension_manager=readonly",
+               f"--ServerApp.root_dir={self.work}", f"--LabApp.user_settings_dir={settings_dir}",
+               f"--LabApp.workspaces_dir={self.tmp / 'workspaces'}", "--LabApp.news_url=",
+               "--ServerApp.open_browser=False"]
+        if hasattr(os, "geteuid") and os.geteuid() == 0:
+            cmd.append("--allow-root")
+        self.log_path = self.tmp / "lab.log"
+        self.log = open(self.log_path, "w")
+        self.proc = subprocess.Popen(cmd, cwd=self.work, env=lab_env(self.tmp),
+                                     stdout=self.log, stderr=subprocess.STDOUT)
+        self.base = f"http://127.0.0.1:{port}"
+        deadline = time.time() + 90
+        while True:
+            try:
+                lab_get(f"{self.base}/api/status")
+                return self.base
+            except OSError:
+                if self.proc.poll() is not None or time.time() > deadline:
+                    self.__exit__(None, None, None)
+                    raise RuntimeError("JupyterLab did not start:\n" + self.log_path.read_text()[-3000:])
+                time.sleep(0.5)
+
+    def __exit__(self, *exc) -> None:
+        import subprocess
+
+        shutdown_kernels(self.base)
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.log.close()

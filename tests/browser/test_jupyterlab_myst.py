@@ -33,7 +33,7 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import BUSY_WATCH_JS, ROOT
+from browser_support import BUSY_WATCH_JS, LAB_JUPYTER_PATH, ROOT
 
 CHAPTERS = Path(os.environ.get("SB_LAB_MYST_DIR", ROOT / "book" / "chapters"))
 PATTERN = os.environ.get("SB_LAB_MYST_CHAPTERS", "ch*.ipynb")
@@ -140,6 +140,7 @@ def lab(tmp_path_factory):
         cmd.append("--allow-root")
     env = dict(os.environ, PYTHONHASHSEED="0", MPLBACKEND="Agg",
                JUPYTER_RUNTIME_DIR=str(tmp / "runtime"), JUPYTER_CONFIG_DIR=str(tmp / "config"),
+               JUPYTER_PATH=str(LAB_JUPYTER_PATH),   # the book's extension, as in make lab
                PYTHONPATH=os.pathsep.join(p for p in [str(ROOT), os.environ.get("PYTHONPATH")] if p))
     log = open(tmp / "lab.log", "w")
     proc = subprocess.Popen(cmd, cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT)
