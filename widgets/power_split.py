@@ -67,7 +67,7 @@ class PowerSplit(Experiment):
     CONTROLS = CONTROLS
     TOP_VIEW = TopView((0.08, 0.12, 0.50, 0.78), (-0.25, 1.25), (-0.45, 0.75),
                        "door from above: push f at Q, reference point P\n"
-                       "(1 m/s ↦ 0.15 m, 1 N ↦ 0.06 m)", hinge_label=(-0.2, -0.12))
+                       "(1 m/s ↦ 0.15 m, 1 N ↦ 0.06 m)", hinge_label=(-0.22, -0.2))
     REFERENCE = ReferencePoint("x_P", velocity="v_P", scale=ARROW_V)
     BARS = (Bars("power = ω·τ_P + v_P·f", "power (W)", "W", ("ω·τ_P", "v_P·f", "total"),
                  (Series("", ("rotational_power", "translational_power", "total_power"),
@@ -89,7 +89,10 @@ class PowerSplit(Experiment):
         from matplotlib.lines import Line2D
         ax = self.top
         ax.plot([WIDTH], [0], "o", color=COLORS["vermillion"], ms=6, zorder=5)
-        ax.annotate("push point Q", (WIDTH, 0), (WIDTH - 0.05, -0.12), fontsize=8)
+        # under Q's marker and above the moving line of action (a white card), never split
+        self._on_top(ax.annotate("push point Q", (WIDTH, 0), (WIDTH - 0.05, -0.17), fontsize=8,
+                                 va="center", bbox=dict(boxstyle="square,pad=0.1", fc="white",
+                                                        ec="none", alpha=0.85)))
         self.line = self._moving(ax.plot([], [], "--", color=COLORS["vermillion"], lw=1,
                                          zorder=1)[0], depends=("push_angle",))
         self.q_f = self._moving(ax.quiver([WIDTH], [0], [0], [0], color=COLORS["vermillion"],
