@@ -68,7 +68,7 @@ class PowerSplit(Experiment):
     CONTROLS = CONTROLS
     TOP_VIEW = TopView((0.08, 0.12, 0.50, 0.78), (-0.25, 1.25), (-0.45, 0.75),
                        "door from above: push f at Q, reference point P\n"
-                       "(1 m/s ↦ 0.15 m, 1 N ↦ 0.06 m)", hinge_label=(-0.2, -0.12), legend="upper left")
+                       "(1 m/s ↦ 0.15 m, 1 N ↦ 0.06 m)", hinge_label=(-0.22, -0.2), legend="upper left")
     TOP_PARTS = (ForceArrow("f", (WIDTH, 0.0), ARROW_F, "push f", depends=("push_angle",)),
                  InfiniteLine("line_point", "line_direction", "line of action", depends=("push_angle",)),
                  TorqueArc("tau_P[2]", "x_P", 4.0, label="τ_P,z"))
@@ -90,5 +90,9 @@ class PowerSplit(Experiment):
     scene = staticmethod(scene)
 
     def _setup(self, fig):
-        self.top.plot([WIDTH], [0], "o", color=COLORS["vermillion"], ms=6, zorder=5)
-        self.top.annotate("push point Q", (WIDTH, 0), (WIDTH - 0.05, -0.12), fontsize=8)
+        ax = self.top
+        ax.plot([WIDTH], [0], "o", color=COLORS["vermillion"], ms=6, zorder=5)
+        # under Q's marker and above the moving line of action (a white card), never split
+        self._on_top(ax.annotate("push point Q", (WIDTH, 0), (WIDTH - 0.05, -0.17), fontsize=8,
+                                 va="center", bbox=dict(boxstyle="square,pad=0.1", fc="white",
+                                                        ec="none", alpha=0.85)))
