@@ -202,7 +202,7 @@ class JupyterLab:
                "--ServerApp.disable_check_xsrf=True", "--LabApp.extension_manager=readonly",
                f"--ServerApp.root_dir={self.work}", f"--LabApp.user_settings_dir={settings_dir}",
                f"--LabApp.workspaces_dir={self.tmp / 'workspaces'}", "--LabApp.news_url=",
-               "--ServerApp.open_browser=False"]
+               "--ServerApp.open_browser=False", "--LabApp.expose_app_in_browser=True"]
         if hasattr(os, "geteuid") and os.geteuid() == 0:
             cmd.append("--allow-root")
         self.log_path = self.tmp / "lab.log"
@@ -232,3 +232,35 @@ class JupyterLab:
             self.proc.kill()
             self.proc.wait()
         self.log.close()
+
+
+#: JupyterLab (started with ``--LabApp.expose_app_in_browser=True``, as the tests' servers are):
+#: the current notebook's kernel is connected to the page and idle
+KERNEL_READY_JS = """() => {
+    const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+    const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;
+    return !!k && k.connectionStatus === 'connected' && k.status === 'idle';
+}"""
+
+
+def start_run_all(page, attempts: int = 3, started_ms: int = 60_000) -> int:
+    """Run → Run All Cells, once the notebook's kernel is connected, and wait until a cell has
+    started (``[*]``); return how many extra clicks it took.
+
+    JupyterLab runs a code cell only when the notebook has a kernel: a Run All clicked while the
+    kernel is still being connected (seconds, on a loaded machine) renders the markdown and skips
+    every code cell without a word.  So the click waits for the kernel (an explicit condition),
+    and a Run All that starts no cell is clicked again, as a reader would."""
+    for attempt in range(attempts):
+        page.wait_for_function(KERNEL_READY_JS, timeout=240_000)
+        page.locator(".jp-Notebook .jp-Cell").first.click()   # focus the notebook
+        page.evaluate(BUSY_WATCH_JS)
+        page.locator(".lm-MenuBar-item", has_text="Run").first.click()
+        page.locator("li.lm-Menu-item[data-command='runmenu:run-all']").click()
+        try:
+            page.wait_for_function("() => window.__sbBusySeen === true", timeout=started_ms)
+            return attempt
+        except Exception as exc:          # playwright's TimeoutError: no cell started
+            if "Timeout" not in type(exc).__name__:
+                raise
+    raise AssertionError(f"Run All started no cell in {attempts} clicks")

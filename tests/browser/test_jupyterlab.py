@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import BUSY_WATCH_JS, LAB_JUPYTER_PATH, ROOT
+from browser_support import LAB_JUPYTER_PATH, ROOT, start_run_all
 
 NOTEBOOK = Path(os.environ.get("SB_LAB_NOTEBOOK",
                                ROOT / "book" / "chapters" / "ch01_velocity_field.ipynb"))
@@ -78,7 +78,7 @@ def lab(tmp_path_factory):
            "--ServerApp.disable_check_xsrf=True", "--LabApp.extension_manager=readonly",
            f"--ServerApp.root_dir={work}", f"--LabApp.user_settings_dir={settings_dir}",
            f"--LabApp.workspaces_dir={tmp / 'workspaces'}", "--LabApp.news_url=",
-           "--ServerApp.open_browser=False"]
+           "--ServerApp.open_browser=False", "--LabApp.expose_app_in_browser=True"]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         cmd.append("--allow-root")
     env = dict(os.environ, PYTHONHASHSEED="0", MPLBACKEND="Agg",
@@ -183,11 +183,7 @@ def test_live_experiment_in_jupyterlab(lab, page):
     page.goto(f"{base}/lab/tree/{name}", wait_until="domcontentloaded")
     page.wait_for_selector(".jp-Notebook", timeout=90_000)
     _wait_idle(page)
-    page.locator(".jp-Notebook .jp-Cell").first.click()   # focus the notebook
-    page.evaluate(BUSY_WATCH_JS)                          # Run All has started once a cell is [*]
-    page.locator(".lm-MenuBar-item", has_text="Run").first.click()
-    page.locator("li.lm-Menu-item[data-command='runmenu:run-all']").click()
-    page.wait_for_function("() => window.__sbBusySeen === true", timeout=120_000)
+    start_run_all(page)                                   # clicked once the kernel is connected
     if os.environ.get("SB_LAB_DEBUG"):
         page.wait_for_timeout(5000)
         page.screenshot(path="/tmp/sb_lab_after_runall.png")

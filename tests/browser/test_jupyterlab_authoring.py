@@ -26,7 +26,7 @@ import shutil
 
 import pytest
 
-from browser_support import ROOT, JupyterLab, shutdown_kernels
+from browser_support import ROOT, JupyterLab, shutdown_kernels, start_run_all
 
 CHAPTERS = ROOT / "book" / "chapters"
 CH01 = "ch01_velocity_field.ipynb"
@@ -65,19 +65,7 @@ def _wait_idle(page, timeout=300_000):
 
 
 def _run_all(page):
-    page.locator(".jp-Notebook .jp-Cell").first.click()   # focus the notebook
-    page.evaluate("""() => {
-        window.__sbBusySeen = false;
-        const watch = () => {
-            if (Array.from(document.querySelectorAll('.jp-InputPrompt')).some(p => p.textContent.includes('*')))
-                window.__sbBusySeen = true;
-            else requestAnimationFrame(watch);
-        };
-        watch();
-    }""")
-    page.locator(".lm-MenuBar-item", has_text="Run").first.click()
-    page.locator("li.lm-Menu-item[data-command='runmenu:run-all']").click()
-    page.wait_for_function("() => window.__sbBusySeen === true", timeout=60_000)
+    start_run_all(page)
     _wait_idle(page)
     errors = page.evaluate("""() => Array.from(document.querySelectorAll(
         '.jp-CodeCell .jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]'))

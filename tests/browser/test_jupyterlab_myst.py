@@ -33,7 +33,7 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import BUSY_WATCH_JS, LAB_JUPYTER_PATH, ROOT
+from browser_support import LAB_JUPYTER_PATH, ROOT, start_run_all
 
 CHAPTERS = Path(os.environ.get("SB_LAB_MYST_DIR", ROOT / "book" / "chapters"))
 PATTERN = os.environ.get("SB_LAB_MYST_CHAPTERS", "ch*.ipynb")
@@ -135,7 +135,7 @@ def lab(tmp_path_factory):
            "--ServerApp.disable_check_xsrf=True", "--LabApp.extension_manager=readonly",
            f"--ServerApp.root_dir={work}", f"--LabApp.user_settings_dir={settings_dir}",
            f"--LabApp.workspaces_dir={tmp / 'workspaces'}", "--LabApp.news_url=",
-           "--ServerApp.open_browser=False"]
+           "--ServerApp.open_browser=False", "--LabApp.expose_app_in_browser=True"]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         cmd.append("--allow-root")
     env = dict(os.environ, PYTHONHASHSEED="0", MPLBACKEND="Agg",
@@ -246,11 +246,7 @@ def test_chapter_reads_in_jupyterlab(lab, page, notebook):
     _wait_rendered(page)
     _, problems = _settled_problems(page, roles, "as opened")
 
-    page.locator(".jp-Notebook .jp-Cell").first.click()   # focus the notebook
-    page.evaluate(BUSY_WATCH_JS)                          # Run All has started once a cell is [*]
-    page.locator(".lm-MenuBar-item", has_text="Run").first.click()
-    page.locator("li.lm-Menu-item[data-command='runmenu:run-all']").click()
-    page.wait_for_function("() => window.__sbBusySeen === true", timeout=60_000)
+    start_run_all(page)                                   # clicked once the kernel is connected
     _wait_idle(page)
     _wait_rendered(page)
     # the last markdown cells' expressions come back after the code: settle on them
