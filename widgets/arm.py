@@ -217,7 +217,7 @@ class ArmExplorer(Experiment):
         ax.tick_params(labelsize=8, pad=0)
         ax.set_xlabel("x (m)", labelpad=2); ax.set_ylabel("y (m)", labelpad=2)
         ax.set_zlabel("z (m)", labelpad=0)
-        ax.text2D(0.5, 0.95, "the Panda: joints (dots), hand (square),\n"
+        ax.text2D(0.57, 0.95, "the Panda: joints (dots), hand (square),\n"
                   f"hand velocity (green, 1 m/s ↦ {ARROW_V:g} m),\nscrew axis (dash-dot)",
                   transform=ax.transAxes, ha="center", va="bottom", fontsize=9)
         t = np.linspace(0, 2 * np.pi, 40)
