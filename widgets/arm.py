@@ -161,6 +161,14 @@ def _limits_over_the_ranges(samples: int = 2000, seed: int = 0) -> tuple[float, 
 H_LIM, G_LIM, C_LIM = _limits_over_the_ranges()
 TICKS = tuple(str(i + 1) for i in range(N))
 
+# the wide figure (660 x 340 px) in figure fractions: 3-D arm | H and its colour bar | G over C_v
+ARM_RECT = (0.0, 0.0, 0.37, 0.80)
+H_RECT = (0.445, 0.19, 0.22, 0.22 * 660 / 340)              # square in pixels
+CBAR_RECT = (0.678, 0.19, 0.018, 0.22 * 660 / 340)
+CBAR_TICKS = (-1.0, -0.1, 0.0, 0.1, 1.0)                     # kg m², on the symlog colour bar
+BARS_G_RECT = (0.835, 0.6, 0.15, 0.26)
+BARS_C_RECT = (0.835, 0.09, 0.15, 0.26)
+
 
 class ArmExplorer(Experiment):
     """E11: the Panda's pose, H(q), G(q), C_v(q, q̇), the hand's twist and its screw axis."""
@@ -186,28 +194,30 @@ class ArmExplorer(Experiment):
         ("hand position", "hand", "m"),
         ("T = ½ q̇ᵀH q̇", "kinetic_energy", "J"),
     )
+    # the unit in the title, not beside the axis: the narrow bars fit the figure's right edge
     BARS = (
-        Bars("gravity torques G(q)", "N m", "N m", TICKS,
-             (Series("", "G", COLORS["orange"]),), rect=(0.83, 0.58, 0.15, 0.32), lim=G_LIM,
-             legend=None),
-        Bars("velocity terms C_v(q, q̇)", "N m", "N m", TICKS,
-             (Series("", "C_v", COLORS["purple"]),), rect=(0.83, 0.1, 0.15, 0.32), lim=C_LIM,
-             legend=None),
+        Bars("gravity torques\nG(q) (N m)", "", "N m", TICKS,
+             (Series("", "G", COLORS["orange"]),), rect=BARS_G_RECT, lim=G_LIM, legend=None),
+        Bars("velocity terms\nC_v(q, q̇) (N m)", "", "N m", TICKS,
+             (Series("", "C_v", COLORS["purple"]),), rect=BARS_C_RECT, lim=C_LIM, legend=None),
     )
     main_control = "q2"
     scene = staticmethod(scene)
 
     def _setup(self, fig):
         from matplotlib.colors import SymLogNorm
-        ax = fig.add_axes((0.0, 0.0, 0.39, 0.79), projection="3d", computed_zorder=False)
+        ax = fig.add_axes(ARM_RECT, projection="3d", computed_zorder=False)
         ax.view_init(elev=20, azim=-55)
         ax.set_xlim(-0.8, 0.8); ax.set_ylim(-0.8, 0.8); ax.set_zlim(-0.2, 1.2)
-        ax.set_box_aspect((1.6, 1.6, 1.4), zoom=1.0)
-        ax.set_xticks([-0.8, 0, 0.8]); ax.set_yticks([-0.8, 0, 0.8]); ax.set_zticks([0, 0.6, 1.2])
-        ax.tick_params(labelsize=8, pad=1)
-        ax.set_xlabel("x (m)", labelpad=-4); ax.set_ylabel("y (m)", labelpad=-4)
-        ax.set_zlabel("z (m)", labelpad=-4)
-        ax.text2D(0.5, 1.04, "the Panda: joints (dots), hand (square),\n"
+        ax.set_box_aspect((1.6, 1.6, 1.4), zoom=1.15)
+        # 3 ticks per axis, none at the box's corners (where the x and y labels would meet)
+        ax.set_xticks([-0.5, 0, 0.5], ["−0.5", "0", "0.5"])
+        ax.set_yticks([-0.5, 0, 0.5], ["−0.5", "0", "0.5"])
+        ax.set_zticks([0, 0.5, 1.0], ["0", "0.5", "1"])
+        ax.tick_params(labelsize=8, pad=0)
+        ax.set_xlabel("x (m)", labelpad=2); ax.set_ylabel("y (m)", labelpad=2)
+        ax.set_zlabel("z (m)", labelpad=0)
+        ax.text2D(0.57, 0.95, "the Panda: joints (dots), hand (square),\n"
                   f"hand velocity (green, 1 m/s ↦ {ARROW_V:g} m),\nscrew axis (dash-dot)",
                   transform=ax.transAxes, ha="center", va="bottom", fontsize=9)
         t = np.linspace(0, 2 * np.pi, 40)
@@ -219,7 +229,9 @@ class ArmExplorer(Experiment):
         self.axis_line = self._moving(ax.plot([], [], [], "-.", color="black", lw=1.5)[0])
         self.v_arrow = self._moving(ax.plot([], [], [], "-", color=COLORS["green"], lw=2)[0])
 
-        hx = fig.add_axes((0.47, 0.13, 0.2, 0.72))
+        # the heat map square in pixels and its colour bar in its own axes just right of it
+        # (not stolen from the map's box), so the two stay one panel in the phone layout
+        hx = fig.add_axes(H_RECT)
         edges = np.arange(N + 1) + 0.5
         self.norm = SymLogNorm(linthresh=1e-2, vmin=-H_LIM, vmax=H_LIM, base=10)
         self.im = self._moving(hx.pcolormesh(edges, edges, np.zeros((N, N)), cmap="RdBu_r",
@@ -227,12 +239,17 @@ class ArmExplorer(Experiment):
         hx.set_xlim(0.5, N + 0.5); hx.set_ylim(N + 0.5, 0.5)        # row 1 on top
         hx.set_aspect("equal")
         hx.set_xticks(range(1, N + 1)); hx.set_yticks(range(1, N + 1))
-        hx.tick_params(length=0, labelsize=8)
-        hx.set_xlabel("column j", fontsize=8); hx.set_ylabel("row i", fontsize=8)
+        hx.tick_params(length=0, labelsize=8, pad=2)
+        hx.set_xlabel("column j", fontsize=8, labelpad=2)
+        hx.set_ylabel("row i", fontsize=8, labelpad=2)
         hx.set_title("mass matrix H(q)", fontsize=10)
-        cb = fig.colorbar(self.im, ax=hx, fraction=0.046, pad=0.04)
-        cb.set_label("kg m² (symmetric log)", fontsize=8)
-        cb.ax.tick_params(labelsize=7)
+        cax = fig.add_axes(CBAR_RECT)
+        cb = fig.colorbar(self.im, cax=cax)
+        # ticks at a few decades only, written as plain numbers
+        cb.set_ticks(list(CBAR_TICKS), labels=[f"{v:g}".replace("-", "−") for v in CBAR_TICKS])
+        cb.ax.minorticks_off()
+        cb.set_label("kg m² (symmetric log)", fontsize=8, labelpad=1)
+        cb.ax.tick_params(labelsize=8, pad=2)
 
     def readout_table(self, scene=None):
         """Readouts plus H as a 7 x 7 table (its numbers live here, not in the figure)."""
