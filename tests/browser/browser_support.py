@@ -264,3 +264,14 @@ def start_run_all(page, attempts: int = 3, started_ms: int = 60_000) -> int:
             if "Timeout" not in type(exc).__name__:
                 raise
     raise AssertionError(f"Run All started no cell in {attempts} clicks")
+
+
+def wait_lab_idle(page, timeout: int = 300_000) -> None:
+    """Wait until the notebook's kernel is idle and no cell is queued or running (``[*]``)."""
+    page.wait_for_function(
+        """() => {
+            const ind = document.querySelector('.jp-Notebook-ExecutionIndicator');
+            const busy = Array.from(document.querySelectorAll('.jp-InputPrompt'))
+                .some(p => p.textContent.includes('*'));
+            return ind && ind.getAttribute('data-status') === 'idle' && !busy;
+        }""", timeout=timeout)

@@ -15,47 +15,19 @@ and painted (median over at least 20 moves), and prints it.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import shutil
-import socket
 import statistics
-import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
-from browser_support import LAB_JUPYTER_PATH, ROOT, start_run_all
+from browser_support import ROOT, JupyterLab, start_run_all, wait_lab_idle
 
 NOTEBOOK = Path(os.environ.get("SB_LAB_NOTEBOOK",
                                ROOT / "book" / "chapters" / "ch01_velocity_field.ipynb"))
 MOVES = int(os.environ.get("SB_LAB_MOVES", "21"))
-
-SETTINGS = {
-    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {
-        "autoStartDefaultKernel": True,
-        "windowingMode": "none"},  # attach every cell to the DOM, so selectors find them
-    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
-        "fetchNews": "false", "checkForUpdates": False},
-    "@jupyterlab/docmanager-extension/plugin.jupyterlab-settings": {"autosave": False},
-}
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _get(url: str, method: str = "GET", timeout: float = 5.0):
-    req = urllib.request.Request(url, method=method)
-    with urllib.request.urlopen(req, timeout=timeout) as r:
-        body = r.read()
-        return json.loads(body) if body else None
-
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
@@ -65,64 +37,8 @@ def lab(tmp_path_factory):
     work = tmp / "work"
     work.mkdir()
     shutil.copy(NOTEBOOK, work / NOTEBOOK.name)
-    settings_dir = tmp / "settings"
-    for rel, value in SETTINGS.items():
-        path = settings_dir / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(value))
-    port = _free_port()
-    jupyter = Path(sys.executable).with_name("jupyter-lab")
-    cmd = [str(jupyter) if jupyter.exists() else "jupyter-lab", "--no-browser",
-           "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
-           "--IdentityProvider.token=", "--ServerApp.password=",
-           "--ServerApp.disable_check_xsrf=True", "--LabApp.extension_manager=readonly",
-           f"--ServerApp.root_dir={work}", f"--LabApp.user_settings_dir={settings_dir}",
-           f"--LabApp.workspaces_dir={tmp / 'workspaces'}", "--LabApp.news_url=",
-           "--ServerApp.open_browser=False", "--LabApp.expose_app_in_browser=True"]
-    if hasattr(os, "geteuid") and os.geteuid() == 0:
-        cmd.append("--allow-root")
-    env = dict(os.environ, PYTHONHASHSEED="0", MPLBACKEND="Agg",
-               JUPYTER_RUNTIME_DIR=str(tmp / "runtime"), JUPYTER_CONFIG_DIR=str(tmp / "config"),
-               JUPYTER_PATH=str(LAB_JUPYTER_PATH),   # the book's extension, as in make lab
-               PYTHONPATH=os.pathsep.join(p for p in [str(ROOT), os.environ.get("PYTHONPATH")] if p))
-    log = open(tmp / "lab.log", "w")
-    proc = subprocess.Popen(cmd, cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.time() + 90
-        while True:
-            try:
-                _get(f"{base}/api/status")
-                break
-            except OSError:
-                if proc.poll() is not None or time.time() > deadline:
-                    log.flush()
-                    pytest.fail("JupyterLab did not start:\n" + (tmp / "lab.log").read_text()[-3000:])
-                time.sleep(0.5)
+    with JupyterLab(tmp, work) as base:
         yield base, NOTEBOOK.name
-    finally:
-        try:
-            for k in _get(f"{base}/api/kernels") or []:
-                _get(f"{base}/api/kernels/{k['id']}", method="DELETE")
-        except OSError:
-            pass
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
-
-
-def _wait_idle(page, timeout=240_000):
-    page.wait_for_function(
-        """() => {
-            const ind = document.querySelector('.jp-Notebook-ExecutionIndicator');
-            const busy = Array.from(document.querySelectorAll('.jp-InputPrompt'))
-                .some(p => p.textContent.includes('*'));
-            return ind && ind.getAttribute('data-status') === 'idle' && !busy;
-        }""", timeout=timeout)
 
 
 def _wait_for_live_slider(page, timeout=240.0):
@@ -182,7 +98,7 @@ def test_live_experiment_in_jupyterlab(lab, page):
     page.set_default_timeout(60_000)
     page.goto(f"{base}/lab/tree/{name}", wait_until="domcontentloaded")
     page.wait_for_selector(".jp-Notebook", timeout=90_000)
-    _wait_idle(page)
+    wait_lab_idle(page)
     start_run_all(page)                                   # clicked once the kernel is connected
     if os.environ.get("SB_LAB_DEBUG"):
         page.wait_for_timeout(5000)

@@ -26,7 +26,7 @@ import shutil
 
 import pytest
 
-from browser_support import ROOT, JupyterLab, shutdown_kernels, start_run_all
+from browser_support import ROOT, JupyterLab, shutdown_kernels, start_run_all, wait_lab_idle
 
 CHAPTERS = ROOT / "book" / "chapters"
 CH01 = "ch01_velocity_field.ipynb"
@@ -51,22 +51,12 @@ def _open(page, base, name):
     page.set_default_timeout(60_000)
     page.goto(f"{base}/lab/tree/chapters/{name}?reset", wait_until="domcontentloaded")
     page.wait_for_selector(".jp-Notebook .jp-MarkdownCell .myst", timeout=90_000)
-    _wait_idle(page)
-
-
-def _wait_idle(page, timeout=300_000):
-    page.wait_for_function(
-        """() => {
-            const ind = document.querySelector('.jp-Notebook-ExecutionIndicator');
-            const busy = Array.from(document.querySelectorAll('.jp-InputPrompt'))
-                .some(p => p.textContent.includes('*'));
-            return ind && ind.getAttribute('data-status') === 'idle' && !busy;
-        }""", timeout=timeout)
+    wait_lab_idle(page)
 
 
 def _run_all(page):
     start_run_all(page)
-    _wait_idle(page)
+    wait_lab_idle(page)
     errors = page.evaluate("""() => Array.from(document.querySelectorAll(
         '.jp-CodeCell .jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]'))
         .map(e => e.innerText).filter(t => t.includes('Error')).join('\\n').slice(0, 3000)""")
@@ -89,7 +79,7 @@ def _run_code(page, code: str) -> str:
     page.keyboard.press("Shift+Enter")                      # runs it (and adds an empty cell)
     page.wait_for_function("(cell) => /\\[\\d+\\]/.test(cell.querySelector('.jp-InputPrompt').textContent)",
                            arg=cell.element_handle(), timeout=120_000)   # it has run
-    _wait_idle(page)
+    wait_lab_idle(page)
     out = cell.locator(".jp-OutputArea-output")
     return out.first.inner_text() if out.count() else ""
 

@@ -24,30 +24,17 @@ import json
 import os
 import re
 import shutil
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
-from browser_support import LAB_JUPYTER_PATH, ROOT, start_run_all
+from browser_support import ROOT, JupyterLab, shutdown_kernels, start_run_all, wait_lab_idle
 
 CHAPTERS = Path(os.environ.get("SB_LAB_MYST_DIR", ROOT / "book" / "chapters"))
 PATTERN = os.environ.get("SB_LAB_MYST_CHAPTERS", "ch*.ipynb")
 NOTEBOOKS = sorted(CHAPTERS.glob(PATTERN))
 SHOTS = Path(os.environ.get("TMPDIR", "/tmp"))
-
-SETTINGS = {
-    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {
-        "autoStartDefaultKernel": True,
-        "windowingMode": "none"},  # attach every cell to the DOM, so selectors find them
-    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
-        "fetchNews": "false", "checkForUpdates": False},
-    "@jupyterlab/docmanager-extension/plugin.jupyterlab-settings": {"autosave": False},
-}
 
 # Text that must never be visible in a rendered markdown cell.
 # An equation label shown as such (an {eq} to another chapter, which JupyterLab cannot resolve).
@@ -78,19 +65,6 @@ CELLS_JS = """() => Array.from(document.querySelectorAll('.jp-Notebook .jp-Markd
 })"""
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _get(url: str, method: str = "GET", timeout: float = 5.0):
-    req = urllib.request.Request(url, method=method)
-    with urllib.request.urlopen(req, timeout=timeout) as r:
-        body = r.read()
-        return json.loads(body) if body else None
-
-
 def _eval_roles(nb_path: Path) -> list[list[tuple[str, str]]]:
     """(expression, stored text) of each {eval} role of each markdown cell, in order."""
     nb = json.loads(nb_path.read_text(encoding="utf-8"))
@@ -105,14 +79,6 @@ def _eval_roles(nb_path: Path) -> list[list[tuple[str, str]]]:
     return out
 
 
-def _shutdown_kernels(base: str) -> None:
-    try:
-        for k in _get(f"{base}/api/kernels") or []:
-            _get(f"{base}/api/kernels/{k['id']}", method="DELETE", timeout=20)
-    except OSError:
-        pass
-
-
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
     if not NOTEBOOKS:
@@ -122,60 +88,8 @@ def lab(tmp_path_factory):
     work.mkdir()
     for nb in NOTEBOOKS:
         shutil.copy(nb, work / nb.name)
-    settings_dir = tmp / "settings"
-    for rel, value in SETTINGS.items():
-        path = settings_dir / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(value))
-    port = _free_port()
-    jupyter = Path(sys.executable).with_name("jupyter-lab")
-    cmd = [str(jupyter) if jupyter.exists() else "jupyter-lab", "--no-browser",
-           "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
-           "--IdentityProvider.token=", "--ServerApp.password=",
-           "--ServerApp.disable_check_xsrf=True", "--LabApp.extension_manager=readonly",
-           f"--ServerApp.root_dir={work}", f"--LabApp.user_settings_dir={settings_dir}",
-           f"--LabApp.workspaces_dir={tmp / 'workspaces'}", "--LabApp.news_url=",
-           "--ServerApp.open_browser=False", "--LabApp.expose_app_in_browser=True"]
-    if hasattr(os, "geteuid") and os.geteuid() == 0:
-        cmd.append("--allow-root")
-    env = dict(os.environ, PYTHONHASHSEED="0", MPLBACKEND="Agg",
-               JUPYTER_RUNTIME_DIR=str(tmp / "runtime"), JUPYTER_CONFIG_DIR=str(tmp / "config"),
-               JUPYTER_PATH=str(LAB_JUPYTER_PATH),   # the book's extension, as in make lab
-               PYTHONPATH=os.pathsep.join(p for p in [str(ROOT), os.environ.get("PYTHONPATH")] if p))
-    log = open(tmp / "lab.log", "w")
-    proc = subprocess.Popen(cmd, cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.time() + 90
-        while True:
-            try:
-                _get(f"{base}/api/status")
-                break
-            except OSError:
-                if proc.poll() is not None or time.time() > deadline:
-                    log.flush()
-                    pytest.fail("JupyterLab did not start:\n" + (tmp / "lab.log").read_text()[-3000:])
-                time.sleep(0.5)
+    with JupyterLab(tmp, work) as base:
         yield base
-    finally:
-        _shutdown_kernels(base)
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
-
-
-def _wait_idle(page, timeout=240_000):
-    page.wait_for_function(
-        """() => {
-            const ind = document.querySelector('.jp-Notebook-ExecutionIndicator');
-            const busy = Array.from(document.querySelectorAll('.jp-InputPrompt'))
-                .some(p => p.textContent.includes('*'));
-            return ind && ind.getAttribute('data-status') === 'idle' && !busy;
-        }""", timeout=timeout)
 
 
 def _wait_rendered(page, timeout=60_000):
@@ -242,12 +156,12 @@ def test_chapter_reads_in_jupyterlab(lab, page, notebook):
     page.set_default_timeout(60_000)
     page.goto(f"{base}/lab/tree/{notebook.name}?reset", wait_until="domcontentloaded")  # only this tab
     page.wait_for_selector(".jp-Notebook .jp-MarkdownCell", timeout=90_000)
-    _wait_idle(page)
+    wait_lab_idle(page)
     _wait_rendered(page)
     _, problems = _settled_problems(page, roles, "as opened")
 
     start_run_all(page)                                   # clicked once the kernel is connected
-    _wait_idle(page)
+    wait_lab_idle(page)
     _wait_rendered(page)
     # the last markdown cells' expressions come back after the code: settle on them
     cells, after = _settled_problems(page, roles, "after Run All")
@@ -258,7 +172,7 @@ def test_chapter_reads_in_jupyterlab(lab, page, notebook):
     first.scroll_into_view_if_needed()
     page.screenshot(path=str(SHOTS / f"sb_lab_myst_{notebook.stem[:4]}.png"))
     page.close()
-    _shutdown_kernels(base)   # one chapter's kernel at a time on a small machine
+    shutdown_kernels(base)   # one chapter's kernel at a time on a small machine
     assert not problems, "\n".join(problems[:30])
     if notebook.name.startswith("ch08"):   # the first number of chapter 8, computed here
         import spatialbook as sb
