@@ -26,19 +26,11 @@ ROOT = Path(__file__).resolve().parents[1]
 SETTINGS = 3
 
 
+from widget_helpers import settings as _settings  # noqa: E402
+
+
 def settings(cls, seed: int) -> list[dict]:
-    rng = np.random.default_rng(seed)
-    out = []
-    for _ in range(SETTINGS):
-        values = {}
-        for c in cls.CONTROLS:
-            if isinstance(c, Slider):
-                k = int(rng.integers(0, int(round((c.max - c.min) / c.step)) + 1))
-                values[c.name] = float(round(c.min + k * c.step, 10))
-            elif isinstance(c, Choice):
-                values[c.name] = c.options[int(rng.integers(0, len(c.options)))]
-        out.append(values)
-    return out
+    return _settings(cls, seed, SETTINGS)
 
 
 _ADAPTER = r"""

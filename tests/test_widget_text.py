@@ -26,7 +26,7 @@ import pytest
 from matplotlib.legend import Legend
 from matplotlib.text import Text
 
-from widgets import EXPERIMENTS, Choice, Slider
+from widgets import EXPERIMENTS
 
 import matplotlib
 
@@ -46,19 +46,7 @@ MIN_NARROW_PX = 14.0
 TOLERANCE = 1.0
 
 
-def settings(cls, seed: int, n: int = 3) -> list[dict]:
-    rng = np.random.default_rng(seed)
-    out = []
-    for _ in range(n):
-        values = {}
-        for c in cls.CONTROLS:
-            if isinstance(c, Slider):
-                k = int(rng.integers(0, int(round((c.max - c.min) / c.step)) + 1))
-                values[c.name] = float(round(c.min + k * c.step, 10))
-            elif isinstance(c, Choice):
-                values[c.name] = c.options[int(rng.integers(0, len(c.options)))]
-        out.append(values)
-    return out
+from widget_helpers import settings  # noqa: E402
 
 
 def drawn_texts(exp, legends: list | None = None) -> list[tuple[Text, object]]:

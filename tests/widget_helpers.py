@@ -21,3 +21,21 @@ def finite(x) -> bool:
 def uv(q) -> np.ndarray:
     """The (U, V) components of a matplotlib quiver as an (n, 2) array."""
     return np.column_stack([np.asarray(q.U, float), np.asarray(q.V, float)])
+
+
+def settings(cls, seed: int, n: int = 3) -> list[dict]:
+    """``n`` seeded random settings of an experiment's sliders (on their step grid) and choices."""
+    from widgets import Choice, Slider
+
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n):
+        values = {}
+        for c in cls.CONTROLS:
+            if isinstance(c, Slider):
+                k = int(rng.integers(0, int(round((c.max - c.min) / c.step)) + 1))
+                values[c.name] = float(round(c.min + k * c.step, 10))
+            elif isinstance(c, Choice):
+                values[c.name] = c.options[int(rng.integers(0, len(c.options)))]
+        out.append(values)
+    return out
