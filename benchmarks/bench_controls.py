@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import numpy as np  # noqa: E402
 
 from widgets import EXPERIMENTS  # noqa: E402
-from widgets._base import Player  # noqa: E402
+from widgets.controls import Player  # noqa: E402
 
 
 def control_grid(spec) -> list:

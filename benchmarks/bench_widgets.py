@@ -37,7 +37,7 @@ import matplotlib  # noqa: E402
 import numpy as np  # noqa: E402
 
 from widgets import EXPERIMENTS  # noqa: E402
-from widgets._base import Player  # noqa: E402
+from widgets.controls import Player  # noqa: E402
 
 
 def _values(exp, n: int) -> list:

@@ -20,7 +20,7 @@ import pytest
 
 import spatialbook as sb
 from widgets import EXPERIMENTS
-from widgets._base import arrow_segments_3d
+from widgets.parts import arrow_segments_3d
 from widgets.arm import (ARROW_V, AXIS_HALF, CONTROLS, LIMITS, PANDA, QD_DEMO, ArmExplorer, scene)
 from widgets._panda_urdf import PANDA_URDF
 

@@ -14,7 +14,7 @@ import pytest
 
 import spatialbook as sb
 from widgets import EXPERIMENTS
-from widgets._base import plain
+from widgets.readouts import plain
 from widgets.bifold import (ARROW_F, BIFOLD, COM, I_C, MASS, WIDTH, BifoldDoor, gravity_in_base,
                             leaf_points, scene)
 

@@ -29,7 +29,9 @@ import numpy as np
 import pytest
 
 from widgets import EXPERIMENTS, PowerSplit
-from widgets._base import Bars, Curve, Player, Slider, fit_limit
+from widgets.controls import Player, Slider
+from widgets.parts import Bars, Curve
+from widgets.limits import fit_limit
 
 NAMES = list(EXPERIMENTS)
 

@@ -167,7 +167,7 @@ def test_closer_couple_shifts_the_axis_by_c_over_f():
 
 
 def test_curve_axis_fitted_once_over_every_control(exp):
-    from widgets._base import fit_limit
+    from widgets.limits import fit_limit
     specs = {c.name: c for c in LeastTorque.CONTROLS}
     lim = exp.curves[0].axes.get_ylim()
     assert lim == (0.0, fit_limit(LeastTorque.scene, LeastTorque.CURVES[0], specs, {}))

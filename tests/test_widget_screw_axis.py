@@ -13,7 +13,7 @@ import pytest
 
 import spatialbook as sb
 from widgets import EXPERIMENTS
-from widgets._base import arrow_segments_3d
+from widgets.parts import arrow_segments_3d
 from widgets.screw_axis import _PHI, ARROW_AXIS, ARROW_FIELD, ARROW_V, AXIS_S, FIELD_GRID, MATERIAL, OMEGA, scene
 
 DEGENERATE = [dict(pitch=0.0), dict(pitch=0.0, ref_x=0.0)]

@@ -6,7 +6,7 @@ event (fired for programmatic moves too) sends the handle's value back when it d
 rounding from the model's (-0.06 on the step grid is -0.060000000000000005); ipywidgets 8 then
 drops the kernel's next value for that slider until the echo returns, and the stale value wins.
 A jslink between a Play and its slider answered every kernel value the same way.  The fix
-(``widgets._base._assign``) sends a value with ``continuous_update`` off in the same message,
+(``widgets.controls.assign``) sends a value with ``continuous_update`` off in the same message,
 links Play and slider in Python, and holds a sweep's values back (the browser sees only the
 restored ones).  These tests record the kernel's comm messages; the browser side is
 tests/browser/test_jupyterlab_authoring.py.

@@ -10,7 +10,7 @@ import pytest
 import spatialbook as sb
 from widget_helpers import uv
 from widgets import EXPERIMENTS
-from widgets._base import COLORS
+from widgets.style import COLORS
 from widgets.velocity_field import GRID3
 
 #: settings where something vanishes; the shared test draws them

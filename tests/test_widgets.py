@@ -26,7 +26,9 @@ import pytest
 import widgets
 from widget_helpers import finite
 from widgets import EXPERIMENTS, Experiment
-from widgets._base import COLORS, Choice, Player, Slider, nice_limit
+from widgets.style import COLORS
+from widgets.controls import Choice, Player, Slider
+from widgets.limits import nice_limit
 
 NAMES = list(EXPERIMENTS)                  # the registry's order, never a hand-kept copy
 ROOT = Path(__file__).resolve().parent.parent
@@ -191,7 +193,7 @@ def test_declared_bars_draw_the_scene_and_fill_their_axis(exps, name):
 def test_declared_curves_draw_the_scene_and_hold_their_axis(exps, name):
     """Every control across its range: each declared curve's line, marker and reference lines
     are the scene's values, and its axis is the one fitted once over every control."""
-    from widgets._base import lookup
+    from widgets.parts import lookup
     e = get(exps, name)
     defaults = e.values()
     initial = [c.axes.get_ylim() for c in e.curves]
@@ -264,7 +266,7 @@ def test_declared_parts_reject_bad_declarations():
 
 
 def test_clip_line_ends_on_the_box():
-    from widgets._base import clip_line
+    from widgets.parts import clip_line
     np.testing.assert_allclose(clip_line([0.5, 0.0, 0.0], [0.0, 2.0, 0.0], (0, 1), (-1, 2)), [[0.5, -1], [0.5, 2]])
     np.testing.assert_allclose(clip_line([0, 0], [1, 1], (-1, 2), (-0.5, 0.5)), [[-0.5, -0.5], [0.5, 0.5]])
     assert clip_line([5, 5], [1, 0], (0, 1), (0, 1)).shape == (0, 2)        # misses the box
@@ -371,7 +373,8 @@ def test_construction_displays_nothing(capsys):
 def test_door_top_view_helper():
     """The shared "door from above" axes: equal aspect, limits, x/y in m, title, door bar, hinge."""
     from matplotlib.figure import Figure
-    from widgets._base import DOOR_WIDTH, door_top_view
+    from widgets.style import DOOR_WIDTH
+    from widgets.parts import door_top_view
     import spatialbook as sb
     fig = Figure()
     ax, door = door_top_view(fig, (0.1, 0.1, 0.8, 0.8), (-0.5, 1.0), (-0.4, 0.6), "t",

@@ -12,8 +12,9 @@ Every experiment: ``.controls`` (dict of ipywidgets), ``.widget`` (displayable),
 
 from __future__ import annotations
 
-from ._base import (Bars, Choice, Curve, Experiment, ForceArrow, InfiniteLine, Player, Ref, ReferencePoint,
-                    Series, Slider, TopView, TorqueArc)
+from .controls import Choice, Player, Slider
+from .parts import Bars, Curve, ForceArrow, InfiniteLine, Ref, ReferencePoint, Series, TopView, TorqueArc
+from .experiment import Experiment
 from .arm import ArmExplorer
 from .bifold import BifoldDoor
 from .kinetic_energy import KineticEnergy

@@ -27,7 +27,12 @@ import numpy as np
 
 import spatialbook as sb
 
-from ._base import COLORS, Bars, Experiment, Series, Slider, arrow_segments_3d, fmt_number, nice_limit
+from .style import COLORS
+from .controls import Slider
+from .parts import Bars, Series, arrow_segments_3d
+from .limits import nice_limit
+from .readouts import fmt_number
+from .experiment import Experiment
 from ._panda_urdf import PANDA_URDF
 
 #: The Panda as a Tree (7 revolute joints; the welded flange is merged into link 7).

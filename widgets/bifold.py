@@ -29,7 +29,10 @@ import numpy as np
 
 import spatialbook as sb
 
-from ._base import COLORS, Bars, Experiment, ForceArrow, Series, Slider, TopView, TorqueArc
+from .style import COLORS
+from .controls import Slider
+from .parts import Bars, ForceArrow, Series, TopView, TorqueArc
+from .experiment import Experiment
 
 LEAF = sb.DOOR
 MASS = float(LEAF["mass"])

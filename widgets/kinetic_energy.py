@@ -19,7 +19,10 @@ import numpy as np
 import spatialbook as sb
 from spatialbook import unchecked as fast
 
-from ._base import COLORS, Bars, Experiment, ReferencePoint, Series, Slider, TopView
+from .style import COLORS
+from .controls import Slider
+from .parts import Bars, ReferencePoint, Series, TopView
+from .experiment import Experiment
 
 COM = np.asarray(sb.DOOR["com"], float)
 I_O = sb.spatial_inertia(sb.DOOR["mass"], COM, sb.DOOR["inertia_com"])     # checked once

@@ -24,8 +24,10 @@ import numpy as np
 
 import spatialbook as sb
 
-from ._base import (COLORS, Curve, Experiment, ForceArrow, InfiniteLine, Ref, ReferencePoint, Slider,
-                    TopView, TorqueArc)
+from .style import COLORS
+from .controls import Slider
+from .parts import Curve, ForceArrow, InfiniteLine, Ref, ReferencePoint, TopView, TorqueArc
+from .experiment import Experiment
 
 WIDTH = float(sb.DOOR["width"])
 PUSH_POINT = np.array([WIDTH, 0.0, 0.0])   # m, the free edge Q

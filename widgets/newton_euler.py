@@ -20,8 +20,10 @@ import numpy as np
 
 import spatialbook as sb
 
-from ._base import (COLORS, Bars, Choice, Experiment, ForceArrow, ReferencePoint, Series, Slider, TopView,
-                    TorqueArc)
+from .style import COLORS
+from .controls import Choice, Slider
+from .parts import Bars, ForceArrow, ReferencePoint, Series, TopView, TorqueArc
+from .experiment import Experiment
 
 MASS = float(sb.DOOR["mass"])
 COM = np.asarray(sb.DOOR["com"], float)

@@ -19,8 +19,10 @@ import numpy as np
 
 import spatialbook as sb
 
-from ._base import (COLORS, Bars, Experiment, ForceArrow, InfiniteLine, ReferencePoint, Series, Slider,
-                    TopView, TorqueArc)
+from .style import COLORS
+from .controls import Slider
+from .parts import Bars, ForceArrow, InfiniteLine, ReferencePoint, Series, TopView, TorqueArc
+from .experiment import Experiment
 
 WIDTH = float(sb.DOOR["width"])
 PUSH_POINT = np.array([WIDTH, 0.0, 0.0])   # m, the free edge of the door

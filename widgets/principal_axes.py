@@ -17,7 +17,10 @@ import numpy as np
 
 import spatialbook as sb
 
-from ._base import COLORS, Experiment, Slider, fmt_number
+from .style import COLORS
+from .controls import Slider
+from .readouts import fmt_number
+from .experiment import Experiment
 
 WIDTH = float(sb.DOOR["width"])
 HEIGHT = float(sb.DOOR["height"])

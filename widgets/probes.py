@@ -21,7 +21,10 @@ import numpy as np
 
 import spatialbook as sb
 
-from ._base import COLORS, Bars, Choice, Experiment, ForceArrow, Series, Slider, TopView
+from .style import COLORS
+from .controls import Choice, Slider
+from .parts import Bars, ForceArrow, Series, TopView
+from .experiment import Experiment
 
 X_P = np.array([0.4, 0.0, 0.0])
 ARROW = 0.12          # drawn m per (m/s or m/s^2)

@@ -19,7 +19,10 @@ import numpy as np
 
 import spatialbook as sb
 
-from ._base import COLORS, Experiment, Slider, arrow_segments_3d
+from .style import COLORS
+from .controls import Slider
+from .parts import arrow_segments_3d
+from .experiment import Experiment
 
 WIDTH = float(sb.DOOR["width"])
 HEIGHT = float(sb.DOOR["height"])

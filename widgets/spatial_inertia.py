@@ -18,7 +18,10 @@ import numpy as np
 import spatialbook as sb
 from spatialbook import unchecked as fast
 
-from ._base import Experiment, ReferencePoint, Slider, TopView, fmt_number
+from .controls import Slider
+from .parts import ReferencePoint, TopView
+from .readouts import fmt_number
+from .experiment import Experiment
 
 WIDTH = float(sb.DOOR["width"])
 MASS = float(sb.DOOR["mass"])

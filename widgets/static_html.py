@@ -156,7 +156,7 @@ def frame_player(frames: list[bytes], values: list[float], label: str,
         The name of the control the slider sweeps (``data-sb-control``).
     min_scale : float
         The smallest fraction of their width the wide frames may be shown at (their smallest
-        text then is 12 CSS px; ``widgets._base.WIDE_MIN_SCALE``): ``data-sb-min-scale``.
+        text then is 12 CSS px; ``widgets.style.WIDE_MIN_SCALE``): ``data-sb-min-scale``.
 
     Returns
     -------

@@ -16,7 +16,10 @@ import numpy as np
 
 import spatialbook as sb
 
-from ._base import COLORS, Experiment, Player, Slider, door_top_view
+from .style import COLORS
+from .controls import Player, Slider
+from .parts import door_top_view
+from .experiment import Experiment
 
 WIDTH = float(sb.DOOR["width"])
 LIM = 1.1

@@ -20,7 +20,7 @@ import pytest
 
 from browser_support import SITE, site_pages
 
-from widgets._base import WIDE_MIN_SCALE
+from widgets.style import WIDE_MIN_SCALE
 
 PAGES = site_pages()
 

@@ -1,0 +1,169 @@
+"""A figure that draws its static part once and blits the moving artists on every change.
+
+A :class:`BlitFigure` owns one :class:`matplotlib.figure.Figure` on a ``FigureCanvasAgg``
+(never pyplot) and three groups of animated artists:
+
+- **moving** (:meth:`BlitFigure.moving`): blitted on every change, in ``zorder``;
+- **layered** (``moving(artist, depends=(...))``): drawn into a second cached layer that is
+  rebuilt only when one of the controls they depend on changes (E1's field arrows during a
+  play of the door angle);
+- **on top** (:meth:`BlitFigure.on_top`): static artists that must appear above the moving ones
+  (legends), rendered once into a transparent overlay and composited last.
+
+:meth:`BlitFigure.render` restores the cached background (redrawn only when ``full``, counted
+in ``redraws``), the layer, draws the moving artists and the overlay; :meth:`BlitFigure.png`
+encodes the canvas with :func:`encode_png`.  No widgets, no scene: an experiment tells it what
+moved.
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from typing import Sequence
+
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from ._narrow import keep_panels_inside
+
+
+class BlitFigure:
+    """One figure, its cached background and its animated artists (see the module docstring).
+
+    >>> from matplotlib.figure import Figure
+    >>> fig = BlitFigure(Figure(figsize=(2, 1), dpi=100))
+    >>> ax = fig.figure.add_axes((0.1, 0.1, 0.8, 0.8))
+    >>> dot = fig.moving(ax.plot([0.5], [0.5], "o")[0])
+    >>> fig.render({}); fig.render({}); fig.redraws       # the background is drawn once
+    1
+    >>> fig.png(1)[:4]
+    b'\\x89PNG'
+    """
+
+    def __init__(self, figure: Figure, canvas: FigureCanvasAgg | None = None) -> None:
+        self.figure = figure
+        self.canvas = canvas if canvas is not None else FigureCanvasAgg(figure)
+        self.redraws = 0                  # full background redraws so far
+        #: panels kept inside the figure after a rescale (the phone layout, widgets/_narrow.py)
+        self.narrow_panels = None
+        self._moving: list = []
+        self._layer: list = []            # moving, but only when their controls change
+        self._layer_deps: set[str] = set()
+        self._top: list = []              # static, above everything: cached RGBA overlay
+        self._top_image = None
+        self._background = None
+        self._layer_background = None
+        self._layer_key = None
+
+    def moving(self, artist, depends: Sequence[str] | None = None):
+        """Register a moving artist: excluded from the cached background, blitted each render.
+
+        ``depends``: the controls the artist's data depends on.  Such an artist is drawn into
+        a second cached layer that is rebuilt only when one of those controls changes, so a
+        sweep of another control does not pay for it (e.g. E1's field arrows during a play).
+        """
+        artist.set_animated(True)
+        if depends is None:
+            self._moving.append(artist)
+        else:
+            self._layer.append(artist)
+            self._layer_deps.update(depends)
+        return artist
+
+    def on_top(self, artist):
+        """Register a STATIC artist that must appear above the moving ones (legends, labels
+        over a heat map): rendered once into a transparent RGBA overlay, composited last
+        (~0.1 ms instead of ~0.6 ms per text)."""
+        artist.set_animated(True)
+        self._top.append(artist)
+        return artist
+
+    def still(self) -> None:
+        """Draw every registered artist as an ordinary one (a one-off picture, no blitting)."""
+        for a in (*self._moving, *self._layer, *self._top):
+            a.set_animated(False)
+
+    def invalidate(self) -> None:
+        """Force a full redraw of the background at the next render."""
+        self._background = None
+
+    def render(self, values: dict, full: bool = False) -> None:
+        """Blit the current artists onto the canvas; ``values`` (the controls) decide whether the
+        cached layer is still valid; ``full`` redraws the background first."""
+        canvas = self.canvas
+        renderer = None
+        if full or self._background is None:
+            if self.narrow_panels is not None:          # longer tick labels after a rescale
+                keep_panels_inside(self.figure, canvas.get_renderer(), self.narrow_panels)
+            canvas.draw()                               # static artists only (moving are animated)
+            self.redraws += 1
+            self._background = canvas.copy_from_bbox(self.figure.bbox)
+            self._layer_key = None
+            fresh = True
+            if self._top:                               # transparent overlay of on-top artists
+                r = canvas.get_renderer()
+                r.clear()
+                _draw_sorted(self._top, r)
+                self._top_image = np.asarray(canvas.buffer_rgba())[::-1].copy()
+                canvas.restore_region(self._background)
+        else:
+            fresh = False
+        if self._layer:
+            key = tuple(repr(values[k]) for k in sorted(self._layer_deps))
+            if key != self._layer_key:
+                if not fresh:
+                    canvas.restore_region(self._background)
+                renderer = canvas.get_renderer()
+                _draw_sorted(self._layer, renderer)
+                self._layer_background = canvas.copy_from_bbox(self.figure.bbox)
+                self._layer_key = key
+            else:
+                canvas.restore_region(self._layer_background)
+        elif not fresh:
+            canvas.restore_region(self._background)
+        renderer = renderer or canvas.get_renderer()
+        _draw_sorted(self._moving, renderer)
+        if self._top_image is not None:
+            gc = renderer.new_gc()
+            renderer.draw_image(gc, 0, 0, self._top_image)
+            gc.restore()
+
+    def png(self, level: int, alpha: bool = True) -> bytes:
+        """The canvas as PNG bytes (:func:`encode_png`)."""
+        return encode_png(self.canvas.buffer_rgba(), level, alpha=alpha)
+
+
+def _draw_sorted(artists, renderer) -> None:
+    for a in sorted(artists, key=lambda a: a.get_zorder()):
+        if a.get_visible():
+            a.draw(renderer)
+
+
+
+def _png_chunk(tag: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data))
+
+
+def encode_png(rgba, level: int = 1, alpha: bool = True) -> bytes:
+    """Lossless PNG of an (h, w, 4) uint8 buffer (the Agg canvas).
+
+    Rows use PNG filter 0 and zlib at ``level``.  ``alpha=True`` keeps the (opaque) alpha
+    channel, which avoids a strided copy: at level 1 this is about twice as fast as PIL's
+    encoder for plot images.  ``alpha=False`` writes RGB (smaller files, for stored frames).
+    """
+    a = np.asarray(rgba)
+    h, w = a.shape[:2]
+    if alpha:
+        rows = np.empty((h, 1 + 4 * w), np.uint8)
+        rows[:, 1:] = a.reshape(h, 4 * w)
+        colour_type = 6
+    else:
+        rows = np.empty((h, 1 + 3 * w), np.uint8)
+        rows[:, 1:].reshape(h, w, 3)[...] = a[..., :3]
+        colour_type = 2
+    rows[:, 0] = 0                                   # filter type "None" for every row
+    header = struct.pack(">IIBBBBB", w, h, 8, colour_type, 0, 0, 0)   # 8-bit, no interlace
+    return (b"\x89PNG\r\n\x1a\n" + _png_chunk(b"IHDR", header)
+            + _png_chunk(b"IDAT", zlib.compress(rows, level)) + _png_chunk(b"IEND", b""))

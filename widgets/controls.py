@@ -1,0 +1,114 @@
+"""Control declarations: what a reader can move (``Slider``, ``Choice``, ``Player``).
+
+Each spec is a frozen dataclass that an experiment lists in ``CONTROLS``; ``make()`` builds its
+ipywidget (the experiment's state lives in those widgets' values, in JupyterLab and, through a
+stand-in, in live mode) and ``sweep(n)`` gives the values a frame player steps through.
+:func:`assign` sets a widget's value from Python without the browser echoing an old one back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import ipywidgets as W
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Slider:
+    """A float slider: ``name`` (keyword of ``scene``), ``label`` (with unit), range and default.
+
+    ``hint``: one line for a control whose effect is easy to miss (it moves only some readouts,
+    say): its tooltip, and a note under the readouts in JupyterLab and in live mode."""
+
+    name: str
+    label: str
+    min: float
+    max: float
+    step: float
+    value: float
+    fmt: str = ".2f"
+    hint: str = ""
+
+    def make(self) -> W.Widget:
+        return W.FloatSlider(
+            value=self.value, min=self.min, max=self.max, step=self.step,
+            description=self.label, readout_format=self.fmt, continuous_update=True,
+            style={"description_width": "initial"}, layout=W.Layout(width="340px"),
+            tooltip=self.hint or None,
+        )
+
+    def sweep(self, n: int = 21) -> list[float]:
+        """``n`` values from min to max, ends included, on the slider's step grid."""
+        steps = int(round((self.max - self.min) / self.step))
+        idx = np.unique(np.round(np.linspace(0, steps, min(n, steps + 1))).astype(int))
+        return [float(round(self.min + i * self.step, 10)) for i in idx]
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A set of toggle buttons: ``options`` are the values ``scene`` receives; ``hint`` as for
+    :class:`Slider`."""
+
+    name: str
+    label: str
+    options: tuple
+    value: Any
+    hint: str = ""
+
+    def make(self) -> W.Widget:
+        return W.ToggleButtons(
+            options=list(self.options), value=self.value, description=self.label,
+            style={"description_width": "initial", "button_width": "auto"},
+            tooltip=self.hint or None,
+        )
+
+    def sweep(self, n: int = 0) -> list:
+        return list(self.options)
+
+
+@dataclass(frozen=True)
+class Player:
+    """An ipywidgets Play that drives the slider ``target`` (linked in Python, both ways)."""
+
+    name: str
+    target: str
+    min: int
+    max: int
+    step: int
+    interval: int = 100
+
+    def make(self) -> W.Widget:
+        return W.Play(value=self.min, min=self.min, max=self.max, step=self.step,
+                      interval=self.interval, description="play", repeat=True)
+
+    def sweep(self, n: int = 21) -> list[int]:
+        steps = (self.max - self.min) // self.step
+        idx = np.unique(np.round(np.linspace(0, steps, min(n, steps + 1))).astype(int))
+        return [int(self.min + i * self.step) for i in idx]
+
+
+def assign(control: W.Widget, value: Any) -> None:
+    """Set a control's value from Python so that the browser does not send it back.
+
+    A slider view answers a value from the kernel by moving its noUiSlider handle, which fires
+    the handle's ``update`` event; with ``continuous_update`` on, the view then sends the
+    handle's value back whenever it differs from the model's by a rounding (-0.06 snapped to
+    the step grid is -0.060000000000000005).  ipywidgets 8 then ignores the kernel's next value
+    for that slider until the echo of the old one returns, and the old value wins: the kernel
+    and the slider keep a value that an earlier ``set`` left.  So the value goes out together
+    with ``continuous_update=False`` (one message: the view reads the flag during the event),
+    and the flag is restored in a second message.
+    """
+    if not (hasattr(control, "hold_sync") and getattr(control, "continuous_update", False)
+            and control.value != value):
+        control.value = value              # not a slider, or the live-mode stand-in
+        return
+    with control.hold_sync():
+        control.continuous_update = False
+        control.value = value
+    control.continuous_update = True
+
+
+# ------------------------------------------------------------------------ drawing helpers

@@ -1,0 +1,279 @@
+"""An experiment: declared controls -> pure scene -> declared parts and blitted figure -> views.
+
+An experiment is a subclass of :class:`Experiment` that supplies
+
+- ``CONTROLS``: a tuple of :class:`~widgets.controls.Slider` / ``Choice`` / ``Player`` specs
+  (name, label, range, default);
+- ``scene``: a pure function ``scene(**control_values) -> dict`` that returns every array the
+  figure draws and, under the key ``"numbers"``, every number the readout panel shows.  All of
+  it is computed by :mod:`spatialbook`; the widget code only draws;
+- ``READOUTS``: rows ``(label, key, unit)`` of the readout panel;
+- declared parts that are built, drawn and blitted for it (``widgets/parts.py``): ``TOP_VIEW``
+  (the door from above, ``self.top``), ``TOP_PARTS`` (force arrows, lines, torque arcs,
+  ``self.parts``), ``REFERENCE`` (the sliding point), ``BARS`` and ``CURVES`` (panels whose
+  axis is fitted once over every control, ``widgets/limits.py``);
+- optionally its own artists: ``_setup(fig)`` creates them (moving ones registered with
+  :meth:`Experiment._moving`), ``_draw(scene)`` moves them and returns True only when something
+  static changed.  An experiment made only of declarations needs neither (E9, E10).
+
+The pieces, one file each: this class holds the declaration and the state (the control
+widgets' values, the current scene) and runs one change; ``widgets/blit.py`` (``BlitFigure``)
+draws the figure's static part once and blits the moving artists; ``widgets/jupyter.py``
+(``JupyterView``) shows it in a notebook; ``widgets/players.py`` sweeps it into frame players;
+``widgets/live.py`` drives it from the static book's page.  A change travels: control ->
+:meth:`update` -> ``scene`` -> ``_draw`` and the declared parts -> ``BlitFigure.render`` ->
+PNG -> ``JupyterView.show``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import ipywidgets as W
+from matplotlib.figure import Figure
+
+from . import players
+from ._narrow import fit_wide_layout, narrow_layout
+from .blit import BlitFigure
+from .controls import Player, assign
+from .jupyter import JupyterView
+from .limits import fit_span, fitted_limit
+from .parts import Bars, Curve, ReferencePoint, TopView, build_parts, draw_parts
+from .readouts import plain, readout_html, readout_table, readout_text
+from .style import WIDE_WIDTH_PX
+
+import numpy as np
+
+
+class Experiment:
+    """Base of every experiment: declaration, state, one change at a time.
+
+    Attributes a user touches: ``controls`` (dict of ipywidgets), ``widget`` (the displayable
+    container), ``state()``, ``set(**values)``, ``main_control``, ``frames()``,
+    ``static_player()``.  Constructing an experiment displays nothing.
+    """
+
+    name: str = ""
+    title: str = ""
+    alt: str = ""
+    CONTROLS: tuple = ()
+    READOUTS: tuple = ()                     # (label, key, unit)
+    TOP_VIEW: TopView | None = None          # declared parts, built and drawn for the subclass
+    BARS: tuple = ()                         # Bars panels
+    REFERENCE: ReferencePoint | None = None  # on the top view
+    TOP_PARTS: tuple = ()                    # ForceArrow, InfiniteLine, TorqueArc on the top view
+    CURVES: tuple = ()                       # Curve panels
+    main_control: str = ""
+    narrow: bool = False                     # phone layout (set per instance, see __init__)
+    scene: Callable[..., dict]               # set by subclasses as staticmethod(module.scene)
+    figsize = (WIDE_WIDTH_PX / 100, 3.4)     # 660 x 340 px: the book's column, 1:1
+    dpi = 100
+    live_compress_level = 1                  # fast PNG for live updates
+    frame_compress_level = 6                 # full-quality PNG for frames
+
+    def __init__(self, *, narrow: bool = False, **values: Any) -> None:
+        if not isinstance(narrow, bool):
+            raise ValueError(f"{type(self).__name__}: narrow must be True or False, got {narrow!r}")
+        #: laid out for a phone's column (panels stacked, see widgets/_narrow.py)
+        self.narrow = narrow
+        self._specs = {c.name: c for c in self.CONTROLS}
+        self.controls: dict[str, W.Widget] = {c.name: c.make() for c in self.CONTROLS}
+        self._players = {c.name: c for c in self.CONTROLS if isinstance(c, Player)}
+        for k, v in values.items():
+            self._control(k).value = v
+        self._scene: dict = {}
+        self._suspended = False
+
+        self.blit = BlitFigure(Figure(figsize=self.figsize, dpi=self.dpi, facecolor="white"))
+        self.figure, self.canvas = self.blit.figure, self.blit.canvas
+        build_parts(self, self.figure)
+        self._move_artists()                            # lay out what the first scene shows
+        fit_wide_layout(self.figure, self.canvas)       # labels inside, panels apart
+        if narrow:
+            self.blit.narrow_panels = narrow_layout(self.figure, self.canvas)
+
+        self.view = JupyterView(self)
+        self.widget, self.image, self.readout = self.view.widget, self.view.image, self.view.readout
+        self.update()
+
+    # ------------------------------------------------------------------ subclass hooks
+    def _setup(self, fig: Figure) -> None:
+        """Create the experiment's own axes and artists (the declared parts are built around
+        it by :func:`widgets.parts.build_parts`: ``TOP_VIEW`` before, ``BARS``, ``CURVES`` and
+        ``REFERENCE`` after)."""
+
+    def _draw(self, scene: dict) -> bool:
+        """Move the experiment's own artists; return True if something static changed."""
+        return False
+
+    def inactive(self, values: dict) -> dict[str, str]:
+        """Controls that change nothing at ``values`` (all controls' values), each with a
+        one-line reason: shown disabled, the reason as its tooltip and under the readouts.
+        The shared tests check that a control changes what is seen exactly when it is not here.
+
+        >>> from widgets import Probes
+        >>> Probes(path="fixed").inactive({"path": "fixed", "nu": 0.0, "omega": 2.0, "u": 0.5})
+        {'u': 'moves only the line probe: choose probe path = line'}
+        """
+        return {}
+
+    def _moving(self, artist, depends: Sequence[str] | None = None):
+        """Register a moving artist (blitted on every change; ``depends``: drawn in a cached
+        layer rebuilt only when those controls change); see :meth:`BlitFigure.moving`."""
+        return self.blit.moving(artist, depends)
+
+    def _on_top(self, artist):
+        """Register a static artist drawn above the moving ones (:meth:`BlitFigure.on_top`)."""
+        return self.blit.on_top(artist)
+
+    # ------------------------------------------------------------------ one change
+    def values(self) -> dict[str, Any]:
+        """Current control values that ``scene`` takes (Play widgets excluded)."""
+        return {k: c.value for k, c in self.controls.items() if k not in self._players}
+
+    def set(self, **values: Any) -> None:
+        """Set one or more controls; the figure and readouts update once."""
+        self._set(values, live=True)
+
+    def _set(self, values: dict, live: bool) -> None:
+        self._suspended = True
+        try:
+            for k, v in values.items():
+                assign(self._control(k), v)
+        finally:
+            self._suspended = False
+        self.update(live=live)
+
+    def update(self, live: bool = True) -> None:
+        """Recompute the scene from the controls, blit the figure, disable the controls that do
+        nothing now; ``live`` (the default) also shows the frame and readouts in the widget."""
+        full = self._move_artists()
+        self.blit.render(self._drawn_values, full)
+        self._inactive = self.inactive(self._drawn_values)
+        self.view.show_inactive(self._inactive)
+        if live:
+            self.view.show(self._encode(self.live_compress_level), self.readout_html())
+
+    def _move_artists(self) -> bool:
+        """Scene of the current controls into the artists; True if something static changed."""
+        self._drawn_values = self.values()
+        self._scene = self.scene(**self._drawn_values)
+        full = self._draw(self._scene)
+        return draw_parts(self, self._scene) or full
+
+    def state(self) -> dict[str, Any]:
+        """The numbers the experiment currently shows (controls + readouts), as plain floats/lists."""
+        return plain({**self.values(), **self._scene["numbers"]})
+
+    def notes(self) -> dict[str, str]:
+        """Control name -> the one line shown under the readouts: why the control is disabled
+        now (:meth:`inactive`), else its declared ``hint``.
+
+        >>> from widgets import SpatialInertia
+        >>> SpatialInertia().notes()["omega"].startswith("moves only the twist")
+        True
+        """
+        off = getattr(self, "_inactive", {})
+        return {name: off.get(name) or getattr(spec, "hint", "")
+                for name, spec in self._specs.items()
+                if off.get(name) or getattr(spec, "hint", "")}
+
+    # ------------------------------------------------------------------ readouts
+    def readout_html(self, scene: dict | None = None) -> str:
+        """The readout panel as HTML: title, table, notes (colours inherited)."""
+        notes = {self._specs[k].label: why for k, why in self.notes().items()}
+        return readout_html(self.title, self.readout_table(scene), notes)
+
+    def readout_table(self, scene: dict | None = None) -> str:
+        """The readout rows as an HTML table (also shown under each static frame)."""
+        return readout_table(self.READOUTS, (scene or self._scene)["numbers"])
+
+    def readout_text(self, scene: dict | None = None) -> str:
+        """A short one-line version of the readouts (for static frames)."""
+        return readout_text(self.READOUTS, (scene or self._scene)["numbers"])
+
+    # ------------------------------------------------------------------ frame players
+    def sweep_values(self, control: str | None = None, n: int = 17) -> list:
+        """Default values of a sweep: the control's whole range, ends included."""
+        return self._specs[control or self.main_control].sweep(n)
+
+    def frames(self, control: str | None = None, values: Sequence | None = None,
+               narrow: bool = False) -> list[bytes]:
+        """Full-quality PNG bytes, one per value of ``control`` (default: the main control);
+        the control is restored afterwards.  ``narrow=True``: the same frames in the phone
+        layout (:func:`widgets.players.frames`)."""
+        return players.frames(self, control, values, narrow)
+
+    def static_player(self, control: str | None = None, values: Sequence | None = None):
+        """Frames of a sweep under a plain-JS slider (no kernel needed), with per-frame
+        readouts, wide and narrow (:func:`widgets.players.static_player`)."""
+        return players.static_player(self, control, values)
+
+    # ------------------------------------------------------------------ for tests and tools
+    @property
+    def redraws(self) -> int:
+        """Full background redraws so far (the shared tests count them)."""
+        return self.blit.redraws
+
+    def invalidate(self) -> None:
+        """Force a full redraw of the background at the next update."""
+        self.blit.invalidate()
+
+    def _render(self, full: bool = False) -> None:
+        self.blit.render(self._drawn_values, full)
+
+    def _encode(self, level: int) -> bytes:
+        # live images keep the opaque alpha (fastest); stored frames are RGB (smaller)
+        return self.blit.png(level, alpha=level <= self.live_compress_level)
+
+    def fit_span(self, p: Bars | Curve) -> tuple:
+        """The controls a panel's axis is fitted over (:func:`widgets.limits.fit_span`)."""
+        return fit_span(type(self), p)
+
+    def _fitted_limit(self, panel, p: Bars | Curve) -> float:
+        return fitted_limit(self, panel, p)
+
+    def bar_heights(self, panel: int = 0) -> np.ndarray:
+        """The drawn heights of a declared bar panel, shape (series, ticks) (for tests)."""
+        return np.array([[b.get_height() for b in group] for group in self._bar_parts[panel][1]])
+
+    def bar_total(self, panel: int = 0) -> np.ndarray | None:
+        """The drawn total marks of a declared bar panel, or None."""
+        total = self._bar_parts[panel][2]
+        return None if total is None else np.asarray(total.get_ydata(), float)
+
+    def bar_axes(self, panel: int = 0):
+        """The axes of a declared bar panel."""
+        return self._bar_parts[panel][0]
+
+    @classmethod
+    def draw_on(cls, fig: Figure, **values: Any) -> "Experiment":
+        """Draw the scene for ``values`` once on a given figure, with no widgets and no
+        blitting (used by the naive baseline of the benchmark and for one-off pictures)."""
+        drawer = cls.__new__(cls)
+        drawer._specs = {c.name: c for c in cls.CONTROLS}
+        drawer._players = {c.name: c for c in cls.CONTROLS if isinstance(c, Player)}
+        drawer.blit = BlitFigure(fig, fig.canvas)
+        build_parts(drawer, fig)
+        defaults = {c.name: c.value for c in cls.CONTROLS if not isinstance(c, Player)}
+        drawer._drawn_values = {**defaults, **values}
+        drawer._scene = cls.scene(**drawer._drawn_values)
+        cls._draw(drawer, drawer._scene)
+        draw_parts(drawer, drawer._scene)
+        drawer.blit.still()
+        return drawer
+
+    def _control(self, name: str) -> W.Widget:
+        try:
+            return self.controls[name]
+        except KeyError:
+            raise KeyError(f"{type(self).__name__} has no control {name!r}; "
+                           f"controls: {sorted(self.controls)}") from None
+
+    def _repr_mimebundle_(self, **kwargs):
+        """Displaying the experiment itself displays its widget."""
+        return self.widget._repr_mimebundle_(**kwargs)
+
+    def close(self) -> None:
+        """Close every widget of the experiment (frees the kernel-side objects)."""
+        self.view.close()

@@ -1,0 +1,628 @@
+"""Declared figure parts: what an experiment draws, named once and drawn by the base class.
+
+``TopView`` (the door from above), ``ReferencePoint``, the top-view parts ``ForceArrow``,
+``InfiniteLine`` and ``TorqueArc``, ``Bars`` panels of ``Series`` and ``Curve`` panels with
+``Ref`` lines.  :func:`build_parts` creates their artists on an experiment's figure (moving
+ones registered with the experiment's blitter); :func:`draw_parts` copies a scene into them.
+Keys are looked up by :func:`lookup`.  Geometry helpers of hand-drawn parts live here too
+(:func:`door_top_view`, :func:`clip_line`, :func:`arrow_segments_3d`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from types import SimpleNamespace
+from typing import Sequence
+
+import numpy as np
+from matplotlib.figure import Figure
+
+import spatialbook as sb
+
+from ._narrow import enlarge_text
+from .limits import fitted_limit
+from .style import COLORS, DOOR_WIDTH, WIDE_MIN_FONT
+
+
+@dataclass(frozen=True)
+class TopView:
+    """The "door from above" axes (see :func:`door_top_view`), declared once: the base class
+    builds it as ``self.top`` (the axes) and ``self.door`` (the door bar) before ``_setup``."""
+
+    rect: tuple
+    xlim: tuple
+    ylim: tuple
+    title: str
+    hinge_label: tuple = (-0.1, -0.12)
+    door_lw: float = 5.0
+    door_alpha: float = 0.85
+    door_zorder: float = 1
+    com: bool = False                   # mark the door's centre of mass C (orange dot, "C")
+    legend: str | None = None           # where the legend of the labelled top-view parts goes
+    legend_fontsize: float = 7
+    legend_ncols: int = 1
+
+
+@dataclass(frozen=True)
+class Series:
+    """One set of bars in a :class:`Bars` panel, one bar per tick, in one colour (or one per tick).
+
+    ``values`` is either a vector key of ``scene()["numbers"]`` (component i at tick i) or one
+    entry per tick: a scalar key ``"total_power"`` or a component ``"vdot_P[0]"``.
+    """
+
+    label: str
+    values: str | tuple
+    color: str | tuple
+
+
+@dataclass(frozen=True)
+class Bars:
+    """A bar chart declared once; the base class lays it out, registers its bars as moving,
+    sets their heights from the scene and offers its rows to the readouts (:meth:`readouts`).
+
+    ``ticks``: the groups along x; ``series``: the bars of each group (side by side); ``total``:
+    a vector key drawn as a black mark per group (e.g. the sum of the series).  ``lim``: the
+    y axis runs from -lim to lim; ``None`` fits it once to the largest bar (or total) over the
+    whole box of the controls in ``span`` (default: every control), rounded up to a round number
+    (:func:`nice_limit`).  With every control in the span the axis never moves, so no change
+    ever refits it or redraws the background (a refit costs many ``scene`` calls, a redraw
+    50-150 ms; the shared tests fail a control outside the span).  The fit is computed once per
+    class and kept (:func:`fit_limit`).
+    """
+
+    title: str
+    ylabel: str
+    unit: str
+    ticks: tuple
+    series: tuple
+    rect: tuple = (0.62, 0.12, 0.35, 0.78)
+    lim: float | None = None
+    span: tuple | None = None           # None: every control (Play excluded)
+    samples: int = 9                    # grid values per span control when fitting the axis
+    total: str | None = None
+    total_label: str = "total"
+    total_size: float = 22.0
+    labels: tuple | None = None         # readout labels per tick (default: the ticks)
+    width: float = 0.8                  # of a group of bars, in tick spacings
+    tick_fontsize: float | None = 8
+    legend: str | None = "upper right"
+    separators: tuple = ()              # x positions of thin vertical lines between groups
+
+    def values(self, numbers: dict) -> np.ndarray:
+        """Bar heights, shape (series, ticks), read from the scene's numbers."""
+        return np.array([_series_values(s.values, numbers, len(self.ticks)) for s in self.series])
+
+    def readouts(self) -> tuple:
+        """Readout rows ``(label, key, unit)``: a vector series gives one row (its label), a
+        series of scalar keys one row per tick (the tick's label); then the total."""
+        rows = []
+        labels = self.labels or self.ticks
+        for s in self.series:
+            if isinstance(s.values, str):
+                rows.append((s.label, s.values, self.unit))
+            else:
+                rows.extend((l, v, self.unit) for l, v in zip(labels, s.values) if "[" not in v)
+        if self.total:
+            rows.append((self.total_label, self.total, self.unit))
+        return tuple(rows)
+
+
+def _series_values(values, numbers: dict, n: int) -> np.ndarray:
+    if isinstance(values, str):
+        return np.asarray(numbers[values], float).reshape(n)
+    out = []
+    for ref in values:
+        key, _, index = ref.partition("[")
+        v = numbers[key]
+        out.append(float(v[int(index[:-1])] if index else v))
+    return np.array(out)
+
+
+@dataclass(frozen=True)
+class ReferencePoint:
+    """The sliding reference point on the top view, declared once: a blue diamond at the scene
+    key ``key`` (a 3-vector), with an optional ``label`` under it, an optional arrow d from it
+    to the point under the scene key ``target`` (d = x_target - x_P), and an optional velocity
+    arrow of the numbers' vector ``velocity``, drawn ``scale`` m per m/s."""
+
+    key: str
+    label: str = ""
+    target: str | None = None
+    velocity: str | None = None
+    scale: float = 0.15
+    color: str = "#0072B2"
+    legend: str = ""                    # its entry in the top view's legend (marker and arrow)
+
+
+# ------------------------------------------------------- declared top-view parts and curves
+
+
+def lookup(scene: dict, key: str) -> np.ndarray:
+    """The value a declared part draws: ``key`` in ``scene["numbers"]``, else in the scene
+    itself (``"points/C1"`` walks nested dicts); a tail ``"[2]"`` takes a component and
+    ``"[3:5]"`` a slice (``"tau_P[2]"``, ``"total[3:]"``)."""
+    name, _, index = key.partition("[")
+    numbers = scene.get("numbers", {})
+    if name in numbers:
+        v = numbers[name]
+    else:
+        v = scene
+        for part in name.split("/"):
+            v = v[part]
+    v = np.asarray(v, float)
+    if not index:
+        return v
+    lo, colon, hi = index[:-1].partition(":")
+    if colon:
+        return v[slice(int(lo) if lo else None, int(hi) if hi else None)]
+    return v[int(lo)]
+
+
+def _point(scene: dict, at) -> np.ndarray:
+    """A part's anchor: a scene key (``lookup``) or fixed coordinates (m)."""
+    return lookup(scene, at) if isinstance(at, str) else np.asarray(at, float)
+
+
+def clip_line(point, direction, xlim, ylim) -> np.ndarray:
+    """The segment of the infinite line through ``point`` along ``direction`` (x, y used) inside
+    the box ``xlim`` x ``ylim``: a (2, 2) array of its ends, or shape (0, 2) if the line misses
+    the box or the direction is zero (Liang-Barsky)."""
+    p, d = np.asarray(point, float)[:2], np.asarray(direction, float)[:2]
+    lo, hi = -np.inf, np.inf
+    for pi, di, (a, b) in zip(p, d, (sorted(xlim), sorted(ylim))):
+        if abs(di) < 1e-15:
+            if not a <= pi <= b:
+                return np.zeros((0, 2))
+            continue
+        t0, t1 = sorted(((a - pi) / di, (b - pi) / di))
+        lo, hi = max(lo, t0), min(hi, t1)
+    if not (math.isfinite(lo) and math.isfinite(hi)) or lo > hi:
+        return np.zeros((0, 2))
+    return np.array([p + lo * d, p + hi * d])
+
+
+@dataclass(frozen=True)
+class ForceArrow:
+    """A vector drawn as an arrow on the top view, declared once (in ``TOP_PARTS``): the x, y
+    components of the scene key ``vector`` (a force in N, or any vector) from the point ``at``
+    (a scene key, or fixed coordinates), ``scale`` m per unit ("1 N ↦ 0.06 m").  Moving;
+    ``depends``: the controls it depends on (drawn in the cached layer, see ``_moving``).
+    Artist for tests: ``exp.parts[name].quiver`` (``name`` defaults to ``vector``)."""
+
+    vector: str
+    at: str | tuple
+    scale: float = 0.06
+    label: str = ""
+    color: str = "#D55E00"
+    width: float = 0.008
+    zorder: float = 6
+    depends: tuple | None = None
+    name: str = ""
+
+    def build(self, exp: "Experiment", ax) -> SimpleNamespace:
+        x = np.zeros(2) if isinstance(self.at, str) else np.asarray(self.at, float)[:2]
+        q = exp._moving(ax.quiver([x[0]], [x[1]], [0], [0], color=self.color, angles="xy",
+                                  scale_units="xy", scale=1 / self.scale, width=self.width,
+                                  zorder=self.zorder), depends=self.depends)
+        return SimpleNamespace(quiver=q)
+
+    def draw(self, drawn: SimpleNamespace, scene: dict) -> None:
+        v = lookup(scene, self.vector)
+        if isinstance(self.at, str):
+            drawn.quiver.set_offsets(_point(scene, self.at)[None, :2])
+        drawn.quiver.set_UVC(v[:1], v[1:2])
+
+    def handle(self):
+        from matplotlib.lines import Line2D
+        return Line2D([], [], color=self.color, lw=3, label=self.label)
+
+
+@dataclass(frozen=True)
+class InfiniteLine:
+    """A line of action or an axis on the top view, declared once (in ``TOP_PARTS``): the
+    infinite line through the scene key ``point`` along the scene key ``direction`` (x, y
+    used), clipped to the axes' limits.  Moving (``depends`` as for :class:`ForceArrow`).
+    Artist for tests: ``exp.parts[name].line`` (a ``Line2D`` from one edge of the box to the
+    other; ``name`` defaults to ``point``)."""
+
+    point: str
+    direction: str
+    label: str = ""
+    color: str = "#D55E00"
+    style: str = "--"
+    lw: float = 1.0
+    zorder: float = 1
+    depends: tuple | None = None
+    name: str = ""
+
+    def build(self, exp: "Experiment", ax) -> SimpleNamespace:
+        line = exp._moving(ax.plot([], [], self.style, color=self.color, lw=self.lw,
+                                   zorder=self.zorder)[0], depends=self.depends)
+        return SimpleNamespace(line=line, axes=ax)
+
+    def draw(self, drawn: SimpleNamespace, scene: dict) -> None:
+        seg = clip_line(lookup(scene, self.point), lookup(scene, self.direction),
+                        drawn.axes.get_xlim(), drawn.axes.get_ylim())
+        drawn.line.set_data(seg[:, 0], seg[:, 1])
+
+    def handle(self):
+        from matplotlib.lines import Line2D
+        return Line2D([], [], color=self.color, ls=self.style, lw=max(self.lw, 1.0), label=self.label)
+
+
+#: a torque arc's sweep at ``TorqueArc.full`` (and beyond): 315 degrees
+ARC_SWEEP = 1.75 * np.pi
+
+
+@dataclass(frozen=True)
+class TorqueArc:
+    """A torque about z drawn as a circular arc on the top view, declared once (in
+    ``TOP_PARTS``): centred on ``at`` (a scene key or fixed coordinates), radius ``radius`` m,
+    starting at the angle ``start`` (deg), sweeping ``tau / full`` of 315 degrees
+    (counter-clockwise for tau > 0, clipped at +-315), with a dot at its end (hidden at zero
+    torque).  ``torque`` is a scene key of tau_z (``"tau_P[2]"``).  Its legend entry carries
+    the scale note "(4 N m ↦ 315°)".  Artists for tests: ``exp.parts[name].arc`` and
+    ``.head`` (``name`` defaults to ``torque``)."""
+
+    torque: str
+    at: str | tuple
+    full: float = 4.0
+    radius: float = 0.09
+    start: float = 90.0
+    label: str = ""
+    color: str = "#009E73"
+    lw: float = 2.0
+    zorder: float = 6
+    depends: tuple | None = None
+    name: str = ""
+
+    def build(self, exp: "Experiment", ax) -> SimpleNamespace:
+        arc = exp._moving(ax.plot([], [], "-", color=self.color, lw=self.lw, zorder=self.zorder)[0],
+                          depends=self.depends)
+        head = exp._moving(ax.plot([], [], "o", color=self.color, ms=4, zorder=self.zorder)[0],
+                           depends=self.depends)
+        return SimpleNamespace(arc=arc, head=head)
+
+    def sweep(self, tau: float) -> float:
+        """The arc's signed sweep (rad) for a torque ``tau``."""
+        return float(np.clip(tau / self.full, -1.0, 1.0) * ARC_SWEEP)
+
+    def draw(self, drawn: SimpleNamespace, scene: dict) -> None:
+        x = _point(scene, self.at)
+        span = self.sweep(float(lookup(scene, self.torque)))
+        phi = np.linspace(0.0, span, 40) + np.deg2rad(self.start)
+        xs, ys = x[0] + self.radius * np.cos(phi), x[1] + self.radius * np.sin(phi)
+        drawn.arc.set_data(xs, ys)
+        drawn.head.set_data([xs[-1]], [ys[-1]])
+        drawn.head.set_visible(abs(span) > 1e-9)
+
+    def handle(self):
+        from matplotlib.lines import Line2D
+        return Line2D([], [], color=self.color, lw=self.lw,
+                      label=f"{self.label} ({self.full:g} N m ↦ 315°)")
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A reference line of a :class:`Curve`: vertical at x = the scene key ``key``
+    (``axis="x"``, e.g. where the central axis crosses) or horizontal at y = it (``"y"``,
+    e.g. the smallest value)."""
+
+    key: str
+    axis: str = "x"
+    label: str = ""
+    color: str = "#999999"
+    style: str = ":"
+    lw: float = 1.5
+
+    def __post_init__(self):
+        if self.axis not in ("x", "y"):
+            raise ValueError(f"Ref: axis must be 'x' (a vertical line) or 'y' (a horizontal one), "
+                             f"got {self.axis!r}")
+
+
+@dataclass(frozen=True)
+class Curve:
+    """A quantity plotted against a control or a position, declared once (in ``CURVES``).
+
+    ``x`` is a control name (the curve runs over that control's range, the other controls at
+    their values: ``y`` is then a scalar scene key, evaluated by ``scene`` at each value of the
+    control's grid, at most ``points`` of them) or a scene key holding the positions (a vector;
+    ``y`` is then a vector key of the same length).  A dot marks the current value: at the
+    control's value, or at (``at``, ``value``), two scalar keys; ``refs`` (:class:`Ref`) add
+    moving reference lines.  The y axis is fitted once per class over the controls in ``span``
+    exactly like :class:`Bars` (:func:`fit_limit`, ``lim=None``), from 0 if ``positive`` else
+    from -lim.  Artists for tests: ``exp.curves[i].axes``, ``.line``, ``.marker`` and
+    ``.refs`` (one ``Line2D`` per :class:`Ref`)."""
+
+    title: str
+    xlabel: str
+    ylabel: str
+    y: str
+    x: str
+    at: str | None = None
+    value: str | None = None
+    refs: tuple = ()
+    rect: tuple = (0.62, 0.12, 0.35, 0.78)
+    lim: float | None = None
+    span: tuple | None = None           # None: every control (Play excluded)
+    samples: int = 9
+    positive: bool = False
+    xlim: tuple | None = None           # default: the control's range, or the positions' ends
+    label: str = ""
+    color: str = "#0072B2"
+    legend: str | None = "upper right"
+    depends: tuple | None = None        # the controls the line depends on (cached layer)
+    points: int = 61
+
+    def largest(self, scene: dict) -> float:
+        """The largest |y| of this scene (the fit's measure)."""
+        big = float(np.max(np.abs(lookup(scene, self.y))))
+        for r in self.refs:
+            if r.axis == "y":
+                big = max(big, abs(float(lookup(scene, r.key))))
+        return big
+
+
+def door_top_view(fig: Figure, rect: Sequence[float], xlim: Sequence[float],
+                  ylim: Sequence[float], title: str, *, hinge_label: Sequence[float] = (-0.1, -0.12),
+                  door_lw: float = 5.0, door_alpha: float = 0.85, door_zorder: float = 1,
+                  width: float = DOOR_WIDTH):
+    """The "door from above" axes of the 2-D experiments: equal aspect, fixed limits, x/y in m,
+    ``title``, the door as a thick grey bar from the hinge O (the origin) to ``width`` along +x,
+    the hinge dot and its label (text placed at ``hinge_label``, data coordinates).
+
+    Returns ``(ax, door)``; ``door`` is the bar's ``Line2D``, static unless the caller registers
+    it with ``_moving`` and moves it (E1 turns the door).
+    """
+    ax = fig.add_axes(tuple(rect))
+    ax.set_aspect("equal")
+    ax.set_xlim(*xlim); ax.set_ylim(*ylim)
+    ax.set_xlabel("x (m)"); ax.set_ylabel("y (m)")
+    ax.set_title(title, fontsize=10, pad=9)
+    ax.plot([0], [0], "o", color="black", ms=6, zorder=5)
+    ax.annotate("hinge O", (0, 0), tuple(hinge_label), fontsize=8)
+    door = ax.plot([0, width], [0, 0], "-", color=COLORS["door"], lw=door_lw, alpha=door_alpha,
+                   solid_capstyle="butt", zorder=door_zorder)[0]
+    return ax, door
+
+
+def arrow_segments_3d(starts: np.ndarray, vectors: np.ndarray, scale: float,
+                      head: float = 0.25, side=(1.0, 0.0, 0.0)) -> tuple[np.ndarray, ...]:
+    """x, y, z polylines (NaN-separated) of 3-D arrows: shaft + two head strokes.
+
+    Geometry only (the vectors come from the core).  Zero vectors give a single point.
+    """
+    starts = np.atleast_2d(np.asarray(starts, float))
+    vecs = np.atleast_2d(np.asarray(vectors, float)) * scale
+    ends = starts + vecs
+    L = np.linalg.norm(vecs, axis=1, keepdims=True)
+    unit = np.divide(vecs, L, out=np.zeros_like(vecs), where=L > 0)
+    side = np.broadcast_to(np.asarray(side, float), vecs.shape)
+    perp = side - np.sum(side * unit, axis=1, keepdims=True) * unit
+    pn = np.linalg.norm(perp, axis=1, keepdims=True)
+    perp = np.divide(perp, pn, out=np.zeros_like(perp), where=pn > 0)
+    hl = head * L
+    h1 = ends - hl * unit + 0.5 * hl * perp
+    h2 = ends - hl * unit - 0.5 * hl * perp
+    nan = np.full_like(starts, np.nan)
+    pts = np.stack([starts, ends, nan, h1, ends, h2, nan], axis=1).reshape(-1, 3)
+    return pts[:, 0], pts[:, 1], pts[:, 2]
+
+
+# ------------------------------------------------------- building and drawing declared parts
+
+
+def build_parts(exp: "Experiment", fig: Figure) -> None:
+    """Build an experiment's declared parts on ``fig``, in this order: the top view and its
+    ``TOP_PARTS`` (``exp.top``, ``exp.door``, ``exp.parts``), the experiment's own ``_setup``,
+    the ``BARS`` panels, the ``CURVES`` (``exp.curves``), the ``REFERENCE`` point
+    (``exp.reference``) and the top view's legend; then every text is enlarged to the book's
+    smallest size.  Moving artists are registered with ``exp._moving``, overlays with
+    ``exp._on_top``."""
+    cls = type(exp)
+    exp._bar_parts = []
+    exp.parts = {}
+    exp.curves = []
+    exp.reference = None
+    exp.top_legend = []                  # extra legend handles an experiment adds in _setup
+    t = cls.TOP_VIEW
+    if t is not None:
+        exp.top, exp.door = door_top_view(
+            fig, t.rect, t.xlim, t.ylim, t.title, hinge_label=t.hinge_label, door_lw=t.door_lw,
+            door_alpha=t.door_alpha, door_zorder=t.door_zorder)
+        if t.com:
+            x_C = float(sb.DOOR["com"][0])
+            exp.top.plot([x_C], [0.0], "o", color=COLORS["orange"], ms=8, zorder=4)
+            exp.top.annotate("C", (x_C, 0.0), (x_C - 0.02, 0.07), fontsize=9)
+        for part in cls.TOP_PARTS:
+            if not hasattr(part, "build"):
+                raise ValueError(f"{cls.__name__}.TOP_PARTS: expected ForceArrow, "
+                                 f"InfiniteLine or TorqueArc parts, got {part!r}")
+            name = part.name or getattr(part, "vector", None) or getattr(part, "point", None) \
+                or part.torque
+            if name in exp.parts:
+                raise ValueError(f"{cls.__name__}.TOP_PARTS: two parts named {name!r}; "
+                                 f"give one a name=")
+            exp.parts[name] = part.build(exp, exp.top)
+    elif cls.TOP_PARTS:
+        raise ValueError(f"{cls.__name__}.TOP_PARTS: the parts are drawn on the top "
+                         f"view; declare a TOP_VIEW too")
+    exp._setup(fig)
+    for panel in cls.BARS:
+        exp._bar_parts.append(_build_bars(exp, fig, panel))
+    for curve in cls.CURVES:
+        exp.curves.append(_build_curve(exp, fig, curve))
+    if cls.REFERENCE is not None:
+        _build_reference(exp, cls.REFERENCE)
+    if t is not None and t.legend:
+        handles = [*exp.top_legend, *(p.handle() for p in cls.TOP_PARTS if p.label)]
+        r = cls.REFERENCE
+        if r is not None and r.legend:
+            from matplotlib.lines import Line2D
+            handles.append(Line2D([], [], color=r.color, marker="D", lw=3, label=r.legend))
+        exp._on_top(exp.top.legend(handles=handles, loc=t.legend, fontsize=t.legend_fontsize,
+                                   ncols=t.legend_ncols, framealpha=0.9))
+    enlarge_text(fig, WIDE_MIN_FONT)        # >= 12 CSS px where the figure is shown 1:1
+
+
+def _build_bars(exp: "Experiment", fig: Figure, p: Bars) -> tuple:
+    ax = fig.add_axes(p.rect)
+    xs = np.arange(len(p.ticks))
+    k = len(p.series)
+    step = p.width / k
+    groups = []
+    for j, s in enumerate(p.series):
+        color = list(s.color) if isinstance(s.color, tuple) else s.color
+        group = ax.bar(xs + (j - (k - 1) / 2) * step, np.zeros(len(xs)),
+                       step - (0.02 if k > 1 else 0.0), color=color, label=s.label or None)
+        for b in group:
+            exp._moving(b)
+        groups.append(group)
+    total = None
+    if p.total:
+        total = exp._moving(ax.plot(xs, np.zeros(len(xs)), "_", color="black", ms=p.total_size,
+                                     mew=2.5, label=p.total_label, zorder=5)[0])
+    ax.set_xticks(xs, list(p.ticks), fontsize=p.tick_fontsize)
+    lim = p.lim if p.lim is not None else 1.0
+    ax.set_ylim(-lim, lim)
+    ax.set_ylabel(p.ylabel)
+    ax.axhline(0, color="black", lw=0.8)
+    for x in p.separators:
+        ax.axvline(x, color="grey", lw=0.8)
+    ax.grid(True, axis="y", alpha=0.3)
+    if p.legend and any(s.label for s in p.series):
+        from matplotlib.lines import Line2D
+        handles = [g for g, s in zip(groups, p.series) if s.label]
+        if total is not None:                    # a short line, not the wide group mark
+            handles.append(Line2D([], [], color="black", lw=2.5, label=p.total_label))
+        ax.legend(handles=handles, loc=p.legend, fontsize=8)
+    ax.set_title(p.title, fontsize=10)
+    return ax, groups, total
+
+
+def _build_reference(exp: "Experiment", r: ReferencePoint) -> None:
+    """``exp.reference``: ``.marker`` (Line2D), ``.label`` (Text), ``.arrow`` (the d
+    annotation: ``.xy`` its head at the target, ``get_position()`` its tail at P) and
+    ``.velocity`` (Quiver); the last three None unless declared."""
+    ax = exp.top
+    ref = exp.reference = SimpleNamespace(label=None, arrow=None, velocity=None)
+    ref.marker = exp._moving(ax.plot([], [], "D", color=r.color, ms=8, zorder=7)[0])
+    if r.label:
+        ref.label = exp._moving(ax.text(0, -0.13, r.label, fontsize=9, ha="center",
+                                         color=r.color))
+    if r.target:
+        ref.arrow = exp._moving(ax.annotate(
+            "", (0, 0), (0, 0), zorder=5, arrowprops=dict(arrowstyle="->", color=r.color, lw=1.5)))
+    if r.velocity:
+        ref.velocity = exp._moving(ax.quiver(
+            [0], [0], [0], [0], color=r.color, angles="xy", scale_units="xy", scale=1 / r.scale,
+            width=0.008, zorder=6))
+
+
+def _build_curve(exp: "Experiment", fig: Figure, c: Curve) -> SimpleNamespace:
+    spec = exp._specs.get(c.x)
+    if spec is None and (c.at is None or c.value is None):
+        raise ValueError(f"{type(exp).__name__}.CURVES: x={c.x!r} is not a control, so the "
+                         f"curve is drawn over positions and needs at= and value= (the "
+                         f"marker's scene keys)")
+    ax = fig.add_axes(c.rect)
+    deps = c.depends
+    if spec is not None and deps is None:           # the curve ignores its own control
+        deps = tuple(k for k in exp._specs if k != c.x and k not in exp._players)
+    line = exp._moving(ax.plot([], [], "-", color=c.color, lw=2, zorder=3,
+                                label=c.label or None)[0], depends=deps)
+    marker = exp._moving(ax.plot([], [], "o", color=c.color, mec="black", ms=7, zorder=5)[0])
+    refs = []
+    for r in c.refs:
+        make = ax.axvline if r.axis == "x" else ax.axhline
+        refs.append(exp._moving(make(0.0, color=r.color, ls=r.style, lw=r.lw, zorder=2,
+                                      label=r.label or None)))
+    if c.xlim is not None:
+        ax.set_xlim(*c.xlim)
+    elif spec is not None:
+        ax.set_xlim(spec.min, spec.max)
+    lim = c.lim if c.lim is not None else 1.0
+    ax.set_ylim(0.0 if c.positive else -lim, lim)
+    ax.set_xlabel(c.xlabel)
+    ax.set_ylabel(c.ylabel)
+    ax.set_title(c.title, fontsize=10)
+    ax.grid(True, alpha=0.3)
+    if not c.positive:
+        ax.axhline(0, color="black", lw=0.8)
+    if c.legend and (c.label or any(r.label for r in c.refs)):
+        exp._on_top(ax.legend(loc=c.legend, fontsize=8, framealpha=0.9))
+    return SimpleNamespace(axes=ax, line=line, marker=marker, refs=refs, cache={},
+                           xlim_set=c.xlim is not None or spec is not None)
+
+
+def draw_parts(exp: "Experiment", scene: dict) -> bool:
+    """Copy ``scene`` into the declared parts: bar heights, curves, top-view parts, the
+    reference point; True if an axis was rescaled (then the background must be redrawn)."""
+    cls = type(exp)
+    numbers = scene["numbers"]
+    full = False
+    for i, (p, (ax, groups, total)) in enumerate(zip(cls.BARS, exp._bar_parts)):
+        for group, heights in zip(groups, p.values(numbers)):
+            for b, h in zip(group, heights):
+                b.set_height(float(h))
+        if total is not None:
+            total.set_ydata(np.asarray(numbers[p.total], float))
+        if p.lim is None:
+            lim = fitted_limit(exp, i, p)
+            if lim != ax.get_ylim()[1]:
+                ax.set_ylim(-lim, lim)
+                full = True
+    for j, (c, d) in enumerate(zip(cls.CURVES, exp.curves)):
+        full = _draw_curve(exp, j, c, d, scene) or full
+    for part, drawn in zip(cls.TOP_PARTS, exp.parts.values()):
+        part.draw(drawn, scene)
+    r, ref = cls.REFERENCE, exp.reference
+    if r is not None:
+        x = np.asarray(scene[r.key], float)
+        ref.marker.set_data([x[0]], [x[1]])
+        if ref.label is not None:
+            ref.label.set_x(x[0])
+        if ref.arrow is not None:
+            t = np.asarray(scene[r.target], float)
+            ref.arrow.xy = (t[0], t[1])
+            ref.arrow.set_position((x[0], x[1]))
+        if ref.velocity is not None:
+            v = np.asarray(numbers[r.velocity], float)
+            ref.velocity.set_offsets(x[None, :2])
+            ref.velocity.set_UVC(v[:1], v[1:2])
+    return full
+
+
+def _draw_curve(exp: "Experiment", j: int, c: Curve, d: SimpleNamespace, scene: dict) -> bool:
+    values = exp._drawn_values
+    spec = exp._specs.get(c.x)
+    if spec is not None:                            # y(control), the others held
+        key = tuple((k, repr(v)) for k, v in sorted(values.items()) if k != c.x)
+        if key not in d.cache:
+            xs = spec.sweep(c.points)
+            ys = [float(lookup(type(exp).scene(**{**values, c.x: x}), c.y)) for x in xs]
+            d.cache.clear()                         # one setting of the others is kept
+            d.cache[key] = (np.asarray(xs, float), np.asarray(ys))
+        xs, ys = d.cache[key]
+        mx, my = float(values[c.x]), float(lookup(scene, c.y))
+    else:
+        xs, ys = lookup(scene, c.x), lookup(scene, c.y)
+        mx, my = float(lookup(scene, c.at)), float(lookup(scene, c.value))
+    d.line.set_data(xs, ys)
+    d.marker.set_data([mx], [my])
+    for r, line in zip(c.refs, d.refs):
+        v = float(lookup(scene, r.key))
+        (line.set_xdata if r.axis == "x" else line.set_ydata)([v, v])
+    full = False
+    if not d.xlim_set:                              # positions: their ends, once
+        d.axes.set_xlim(float(np.min(xs)), float(np.max(xs)))
+        d.xlim_set = full = True
+    if c.lim is None:
+        lim = fitted_limit(exp, ("curve", j), c)
+        if lim != d.axes.get_ylim()[1]:
+            d.axes.set_ylim(0.0 if c.positive else -lim, lim)
+            full = True
+    return full

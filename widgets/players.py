@@ -1,0 +1,73 @@
+"""Frame players: an experiment's figure swept over one control, as PNG frames under a plain-JS
+slider that needs no kernel (the static book's players, see ``widgets/static_html.py``)."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Sequence
+
+from .controls import Choice
+from .readouts import plain
+from .style import WIDE_MIN_SCALE
+
+
+def sweep(exp: "Experiment", control: str | None = None,
+          values: Sequence | None = None) -> list[tuple[bytes, str]]:
+    """(full-quality PNG, readout table) for each value of ``control`` (default: the main
+    control, over :meth:`Experiment.sweep_values`); every control is restored afterwards, and
+    a notebook's widgets see only the restored values."""
+    control = control or exp.main_control
+    values = exp.sweep_values(control) if values is None else values
+    exp._control(control)
+    # restore every control afterwards (a Play drives its slider): players first
+    old = {k: c.value for k, c in exp.controls.items() if k in exp._players}
+    old.update({k: c.value for k, c in exp.controls.items() if k not in exp._players})
+    out = []
+    with contextlib.ExitStack() as held:   # the browser sees only the restored values
+        for c in exp.controls.values():
+            if hasattr(c, "hold_sync"):
+                held.enter_context(c.hold_sync())
+        try:
+            for v in values:
+                exp._set({control: v}, live=False)
+                out.append((exp._encode(exp.frame_compress_level), exp.readout_table()))
+        finally:
+            exp._set(old, live=True)
+    return out
+
+
+def frames(exp: "Experiment", control: str | None = None, values: Sequence | None = None,
+           narrow: bool = False) -> list[bytes]:
+    """Full-quality PNG bytes, one per value of ``control``; ``narrow=True``: the same frames
+    in the phone layout, drawn by a narrow twin at ``exp``'s current values."""
+    if narrow:
+        twin = type(exp)(narrow=True, **exp.values())
+        try:
+            return frames(twin, control, values)
+        finally:
+            twin.close()
+    return [png for png, _ in sweep(exp, control, values)]
+
+
+def static_player(exp: "Experiment", control: str | None = None, values: Sequence | None = None):
+    """Frames of a sweep under a plain-JS slider with per-frame readouts
+    (``widgets.static_html.frame_player``), wide and narrow; a choice control is swept over
+    its options (the slider shows the option's index, the label lists the options); the player
+    records every control's value, where live mode starts."""
+    from .static_html import frame_player
+
+    control = control or exp.main_control
+    spec = exp._specs[control]
+    values = list(exp.sweep_values(control) if values is None else values)
+    pairs = sweep(exp, control, values)
+    settings = plain(exp.values())
+    narrow = frames(exp, control, values, narrow=True)   # the same frames for a phone
+    label = getattr(spec, "label", control)
+    readouts = [r for _, r in pairs]
+    if isinstance(spec, Choice):
+        label = f"{label} ({', '.join(f'{i} = {o}' for i, o in enumerate(spec.options))})"
+        readouts = [f"{v}: {r}" for v, r in zip(values, readouts)]
+        values = [float(spec.options.index(v)) for v in values]
+    return frame_player([p for p, _ in pairs], [float(v) for v in values], label,
+                        readouts=readouts, alt=exp.alt or exp.title, narrow_frames=narrow,
+                        settings=settings, control=control, min_scale=WIDE_MIN_SCALE)

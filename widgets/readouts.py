@@ -1,0 +1,69 @@
+"""The readout panel: numbers as text, the same in JupyterLab, frame players and live mode."""
+
+from __future__ import annotations
+
+import html
+import math
+from typing import Any
+
+import numpy as np
+
+from .prose import significant
+
+
+def plain(x: Any) -> Any:
+    """Convert numpy scalars/arrays (and nested containers) to JSON-able Python floats/lists."""
+    if isinstance(x, dict):
+        return {str(k): plain(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [plain(v) for v in x]
+    if isinstance(x, (str, bool)) or x is None:
+        return x
+    a = np.asarray(x, dtype=float)
+    a = np.where(a == 0.0, 0.0, a)          # no "-0.0" in readouts
+    return a.tolist() if a.ndim else float(a)
+
+
+def fmt_number(x: Any, digits: int = 3) -> str:
+    """Readout text of a float (``0.853``) or a vector (``(0.00, 0.80, 0.00)``); strings escaped."""
+    if isinstance(x, str):
+        return html.escape(x)
+    a = np.asarray(x, dtype=float)
+    if a.ndim == 0:
+        v = significant(float(a))     # last-bit noise must not flip a rounding (prose.py)
+        if not math.isfinite(v):
+            return "—"
+        if abs(v) < 0.5 * 10.0 ** -digits:
+            v = 0.0                                   # never print "-0.000"
+        return f"{v:.{digits}f}"
+    vdigits = max(digits - 1, 1)                       # vectors one digit shorter (narrow panel)
+    return "(" + ", ".join(fmt_number(v, vdigits) for v in a.ravel()) + ")"
+
+
+
+def readout_table(rows: tuple, numbers: dict) -> str:
+    """Readout rows ``(label, key, unit)`` of ``numbers`` as an HTML table (the panel beside
+    the plot, and the text under each static frame)."""
+    cells = "".join(
+        f"<tr><td style='padding:1px 8px 1px 0'>{label}</td>"
+        f"<td style='font-family:monospace;text-align:right'>{fmt_number(numbers[key])}</td>"
+        f"<td style='padding-left:4px'>{unit}</td></tr>"
+        for label, key, unit in rows
+    )
+    return f"<table style='border-collapse:collapse'>{cells}</table>"
+
+
+def readout_html(title: str, table: str, notes: dict[str, str]) -> str:
+    """The readout panel: the experiment's title, its table, then one line per note
+    (``label -> why``), colours inherited so it suits any theme."""
+    lines = "".join(f"<div style='font-size:smaller;opacity:0.8'>"
+                    f"{html.escape(label)}: {html.escape(why)}</div>"
+                    for label, why in notes.items())
+    return (f"<div role='status' aria-label='{html.escape(title)} readouts'>"
+            f"<b>{html.escape(title)}</b>{table}{lines}</div>")
+
+
+def readout_text(rows: tuple, numbers: dict) -> str:
+    """A one-line version of the first four readout rows."""
+    return "; ".join(f"{label} = {fmt_number(numbers[key])} {unit}".strip()
+                     for label, key, unit in rows[:4])
