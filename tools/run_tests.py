@@ -1,9 +1,19 @@
-"""Run every test of the project, in order, and stop at the first failing stage.
+"""Run every test of the project; any failing stage fails the run.
 
 Called by ``make test`` (and so by CI).  Each stage is one command; the summary at the end
 prints each stage's wall time.  Any non-zero exit code fails the stage and so ``make test``,
 including pytest's 5 ("no tests collected"): for the notebook stage it means the chapters are
 missing.
+
+The stages run in two lanes at once (:data:`LANES`), each in its order; after a failure no
+lane starts another stage: the Python lane (library and widgets, self-check, notebooks, the other Pythons)
+and the book lane (build, build tool, the browser stages).  Neither lane needs the other's
+results, and each keeps about one core busy, so on a two-core machine the run takes the longer
+lane's time instead of the sum.  The stage times printed are measured with the other lane
+beside them; the browser stages wait on conditions, never on time, so that load does not fail
+them (they are run five times in a row beside another ``make test`` before a release).
+A stage's output is printed, whole, when it ends.  ``--serial`` (and ``--from N``) runs the
+stages one after the other, streaming their output; ``--fast`` runs stages 1-2.
 """
 
 from __future__ import annotations
@@ -11,6 +21,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -74,42 +85,100 @@ def count_tests(reports: Path) -> tuple[int, int, int]:
     return passed, failed, skipped
 
 
+#: the stages (1-based) of each lane, in order: the Python lane ends with the other Pythons
+#: (stage 3, one interpreter at a time beside the book lane); the book lane needs the build
+LANES: tuple[tuple[int, ...], ...] = ((1, 2, 4, 5, 3), (6, 7, 8, 9, 10, 11, 12))
+
 #: `make test-fast` (tools/run_tests.py --fast): the library and widget tests and the self-check,
 #: the stages an author runs after every edit; `make test` runs them all.
 FAST_STAGES = 2
 
 
-def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    # local use only: `tools/run_tests.py --from 5` starts at stage 5 (make test runs them all)
-    first = int(argv[argv.index("--from") + 1]) if "--from" in argv else 1
-    last = FAST_STAGES if "--fast" in argv else len(STAGES)
-    env = dict(os.environ, PYTHONHASHSEED="0", MPLBACKEND="Agg")
+def _command(number: int, cmd: list[str], reports: Path, lanes: bool) -> list[str]:
+    if "pytest" in cmd:
+        cmd = [*cmd, f"--junitxml={reports / f'stage{number}.xml'}"]
+    elif cmd[1:2] == ["tools/nbval_stage.py"]:     # two pytest runs: stageN.xml, stageN-simd.xml
+        cmd = [cmd[0], cmd[1], "--junitxml", str(reports / f"stage{number}"), *cmd[2:]]
+    elif cmd[1:2] == ["tools/test_pythons.py"] and lanes:
+        cmd = [*cmd, "--jobs", "1"]                 # the book lane has the other core
+    return cmd
+
+
+def _report(number: int, name: str, rc: int) -> None:
+    if rc == 5:
+        print(f"FAIL: pytest collected no tests (exit 5) in stage {number}. {name!r}", flush=True)
+
+
+def run_serial(numbers: list[int], env: dict, reports: Path) -> list[tuple[int, float, int]]:
+    """The stages one after the other, output streamed; stop at the first failure."""
     timings = []
-    reports = Path(tempfile.mkdtemp(prefix="spatialbook-tests-"))
-    t_all = time.perf_counter()
-    for number, (name, cmd) in enumerate(STAGES, start=1):
-        if number < first or number > last:
-            continue
-        name = f"{number}. {name}"
-        print(f"\n=== {name}\n$ {' '.join(cmd)}", flush=True)
+    for number in numbers:
+        name, cmd = STAGES[number - 1]
+        print(f"\n=== {number}. {name}\n$ {' '.join(cmd)}", flush=True)
         t0 = time.perf_counter()
-        if "pytest" in cmd:
-            cmd = [*cmd, f"--junitxml={reports / f'stage{number}.xml'}"]
-        elif cmd[1:2] == ["tools/nbval_stage.py"]:     # two pytest runs: stageN.xml, stageN-simd.xml
-            cmd = [cmd[0], cmd[1], "--junitxml", str(reports / f"stage{number}"), *cmd[2:]]
-        rc = subprocess.call(cmd, cwd=ROOT, env=env)
-        if rc == 5 and "pytest" in cmd:
-            print(f"FAIL: pytest collected no tests (exit 5) in stage {name!r}", flush=True)
-        timings.append((name, time.perf_counter() - t0, rc))
+        rc = subprocess.call(_command(number, cmd, reports, False), cwd=ROOT, env=env)
+        _report(number, name, rc)
+        timings.append((number, time.perf_counter() - t0, rc))
         if rc != 0:
             break
+    return timings
+
+
+def run_lanes(env: dict, reports: Path) -> list[tuple[int, float, int]]:
+    """Both lanes at once; each stage's output captured and printed whole when it ends."""
+    timings: list[tuple[int, float, int]] = []
+    printing = threading.Lock()
+    failed = threading.Event()
+
+    def lane(numbers: tuple[int, ...]) -> None:
+        for number in numbers:
+            if failed.is_set():
+                return
+            name, cmd = STAGES[number - 1]
+            log = reports / f"stage{number}.log"
+            t0 = time.perf_counter()
+            with open(log, "wb") as out:
+                rc = subprocess.call(_command(number, cmd, reports, True), cwd=ROOT, env=env,
+                                     stdout=out, stderr=subprocess.STDOUT)
+            seconds = time.perf_counter() - t0
+            with printing:
+                print(f"\n=== {number}. {name}  ({seconds:.1f} s, "
+                      f"{'ok' if rc == 0 else f'FAIL, exit {rc}'})\n$ {' '.join(cmd)}", flush=True)
+                sys.stdout.write(log.read_text(encoding="utf-8", errors="replace"))
+                _report(number, name, rc)
+                sys.stdout.flush()
+                timings.append((number, seconds, rc))
+            if rc != 0:
+                failed.set()
+                return
+
+    print(f"=== two lanes at once: stages {', '.join(map(str, LANES[0]))} and stages "
+          f"{', '.join(map(str, LANES[1]))}; each stage's output follows when it ends", flush=True)
+    threads = [threading.Thread(target=lane, args=(numbers,)) for numbers in LANES]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    return sorted(timings)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    # local use only: `tools/run_tests.py --from 5` starts at stage 5, one stage after another
+    first = int(argv[argv.index("--from") + 1]) if "--from" in argv else 1
+    last = FAST_STAGES if "--fast" in argv else len(STAGES)
+    serial = "--serial" in argv or "--from" in argv or "--fast" in argv
+    env = dict(os.environ, PYTHONHASHSEED="0", MPLBACKEND="Agg")
+    reports = Path(tempfile.mkdtemp(prefix="spatialbook-tests-"))
+    t_all = time.perf_counter()
+    numbers = list(range(first, last + 1))
+    timings = run_serial(numbers, env, reports) if serial else run_lanes(env, reports)
     print("\n=== summary")
-    for name, seconds, rc in timings:
-        print(f"{seconds:8.1f} s  {'ok  ' if rc == 0 else 'FAIL'}  {name}")
-    skipped = last - (first - 1) - len(timings)
+    for number, seconds, rc in timings:
+        print(f"{seconds:8.1f} s  {'ok  ' if rc == 0 else 'FAIL'}  {number}. {STAGES[number - 1][0]}")
+    skipped = len(numbers) - len(timings)
     if skipped:
-        print(f"          (not run: {skipped} later stage(s))")
+        print(f"          (not run: {skipped} stage(s) after a failure)")
     print(f"{time.perf_counter() - t_all:8.1f} s  total")
     passed, failed, skipped_tests = count_tests(reports)
     print(f"tests: {passed} passed, {failed} failed, {skipped_tests} skipped")
