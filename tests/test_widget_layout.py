@@ -37,10 +37,6 @@ def _inside(exp, tol=1.5):
 
 @pytest.mark.parametrize("name", sorted(EXPERIMENTS))
 def test_narrow_layout_fits_a_phone_column(name):
-    import matplotlib
-    if name == "arm_explorer" and tuple(int(x) for x in matplotlib.__version__.split(".")[:2]) < (3, 11):
-        pytest.skip("E11's phone layout is made for matplotlib >= 3.11 (the lock's pins for "
-                    "Python >= 3.11); matplotlib 3.10 does not stack its 3-D panel")
     cls = EXPERIMENTS[name]
     exp = cls(narrow=True)
     wide = cls()

@@ -28,15 +28,9 @@ from matplotlib.text import Text
 
 from widgets import EXPERIMENTS
 
-import matplotlib
-
-#: The figures are laid out for, and the book's frames drawn with, the lock's matplotlib for
-#: Python >= 3.11 (3.11.x).  The lock's pins for Python 3.10 (matplotlib 3.10.x) place 3-D axis
-#: labels and colour bars differently, and a few texts of E2, E4 and E11 overlap there (found by
-#: the other-Pythons stage, 2026-12-04): this check runs on the book's stack only.
-BOOK_MATPLOTLIB = tuple(int(x) for x in matplotlib.__version__.split(".")[:2]) >= (3, 11)
-pytestmark = pytest.mark.skipif(not BOOK_MATPLOTLIB, reason="figure text is laid out for "
-                                "matplotlib >= 3.11 (the lock's pins for Python >= 3.11)")
+#: Every drawing stack the book's figures are drawn with passes this check: the lock's for Python
+#: >= 3.11 (matplotlib 3.11, the book's frames), Python 3.10's (matplotlib 3.10) and Pyodide's
+#: (matplotlib 3.8.4, live mode), the last two in the other-Pythons stage (tools/test_pythons.py).
 
 #: the book's text column on a 1280-px desktop page (CSS px), measured in the built book
 COLUMN_PX = 660

@@ -11,6 +11,12 @@ tests (the exhaustive drawing suites only where the lock gives another drawing s
 .venv's: see ``DRAWING_SUITES``).  Minor versions not found are listed as not tested; finding
 none at all is a failure, and so is any failing interpreter.  The table at the end gives each
 one's set-up and test times.
+
+One more environment checks the drawing stack of live mode: a Python 3.12 venv (Pyodide 0.27.7's
+interpreter is CPython 3.12) from the lock, with numpy, matplotlib, Pillow and their drawing
+dependencies replaced by the versions Pyodide ships (``tools/pyodide-0.27.7-lock.json``:
+matplotlib 3.8.4), runs the figure-text and phone-layout checks, so the figures a reader gets
+in live mode are checked as the book's frames are.
 """
 
 from __future__ import annotations
@@ -96,17 +102,32 @@ def junit_counts(xml: Path) -> tuple[int, int, int]:
     return passed, failed, skipped
 
 
-def test_one(version: str, exe: str, workdir: Path) -> dict:
-    """Fresh venv, self-check, library and widget tests for one interpreter; output to a log."""
-    venv = workdir / f"venv-{version}"
+#: Pyodide's lock (the live mode's packages) and the drawing stack taken from it
+PYODIDE_LOCK = ROOT / "tools" / "pyodide-0.27.7-lock.json"
+PYODIDE_DRAWING = ("numpy", "matplotlib", "pillow", "contourpy", "kiwisolver", "fonttools",
+                   "pyparsing", "cycler")
+PYODIDE_SUITES = ["tests/test_widget_text.py", "tests/test_widget_layout.py"]
+
+
+def pyodide_pins() -> list[str]:
+    """``name==version`` of Pyodide's drawing stack, from its lock file."""
+    packages = json.loads(PYODIDE_LOCK.read_text(encoding="utf-8"))["packages"]
+    return [f"{n}=={packages[n]['version']}" for n in PYODIDE_DRAWING]
+
+
+def test_one(version: str, exe: str, workdir: Path, pins: list[str] | None = None) -> dict:
+    """Fresh venv, self-check, library and widget tests for one interpreter; output to a log.
+    With ``pins``: those versions installed over the lock's, then the drawing checks only."""
+    slug = re.sub(r"[^0-9A-Za-z.]+", "-", version).strip("-")
+    venv = workdir / f"venv-{slug}"
     env = dict(os.environ, PYTHONHASHSEED="0", MPLBACKEND="Agg")
-    log = open(workdir / f"log-{version}.txt", "w", encoding="utf-8")
+    log = open(workdir / f"log-{slug}.txt", "w", encoding="utf-8")
     row = {"version": version, "path": exe, "log": log.name}
     with log:
-        return _test_one(version, exe, venv, env, log, row, workdir)
+        return _test_one(version, exe, venv, env, log, row, workdir, pins)
 
 
-def _test_one(version, exe, venv, env, log, row, workdir) -> dict:
+def _test_one(version, exe, venv, env, log, row, workdir, pins=None) -> dict:
     out = dict(cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     t0 = time.perf_counter()
     rc = subprocess.call([exe, str(ROOT / "tools" / "setup_venv.py"), "--venv", str(venv)], **out)
@@ -118,7 +139,21 @@ def _test_one(version, exe, venv, env, log, row, workdir) -> dict:
     rc = subprocess.call([py, "-m", "spatialbook", "check"], **out)
     if rc != 0:
         return {**row, "ok": False, "why": "self-check failed (run: python -m spatialbook check)"}
-    xml = workdir / f"junit-{version}.xml"
+    xml = workdir / f"junit-{venv.name}.xml"
+    if pins:
+        uv = venv / "bin" / "uv"
+        install = ([str(uv), "pip", "install", "--python", py] if uv.exists()
+                   else [py, "-m", "pip", "install"])
+        if subprocess.call([*install, *pins], **out) != 0:
+            return {**row, "ok": False, "why": f"installing {' '.join(pins)} failed"}
+        row["drawing"] = "Pyodide's drawing stack: " + ", ".join(pins[:3]) + ": text and layout"
+        rc = subprocess.call([py, "-m", "pytest", "-q", "-p", "no:cacheprovider", *PYODIDE_SUITES,
+                              f"--junitxml={xml}"], **out)
+        row["test_s"] = time.perf_counter() - t0
+        row["passed"], row["failed"], row["skipped"] = junit_counts(xml) if xml.exists() else (0, 0, 0)
+        if rc != 0:
+            return {**row, "ok": False, "why": f"drawing checks on Pyodide's stack exited {rc}"}
+        return {**row, "ok": True, "why": ""}
     same = _drawing_stack(py) == _drawing_stack(sys.executable)
     row["drawing"] = "stage 1's pins: drawing suites not repeated" if same else "own pins: all"
     skip = [f"--ignore={f}" for f in DRAWING_SUITES] if same else []
@@ -159,11 +194,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.list:
         return 0
     workdir = Path(tempfile.mkdtemp(prefix="spatialbook-pythons-"))
-    todo = [(v, p) for v, p in found.items() if v != main_version]
-    print(f"testing {len(todo)} interpreter(s), {args.jobs} at a time; logs in {workdir}", flush=True)
+    todo = [(v, p, None) for v, p in found.items() if v != main_version]
+    py312 = next((p for v, p in found.items() if v.startswith("3.12.")), None)
+    if py312:
+        todo.append(("3.12 + Pyodide's drawing stack", py312, pyodide_pins()))
+    else:
+        print("not tested: Pyodide's drawing stack (needs a Python 3.12)")
+    print(f"testing {len(todo)} environment(s), {args.jobs} at a time; logs in {workdir}", flush=True)
 
     def run(item):
-        row = test_one(*item, workdir)
+        version, exe, pins = item
+        row = test_one(version, exe, workdir, pins)
         print(f"--- Python {row['version']}: {'ok' if row['ok'] else 'FAIL: ' + row['why']} "
               f"(set-up {row.get('setup_s', 0):.0f} s, tests {row.get('test_s', 0):.0f} s)", flush=True)
         return row

@@ -27,9 +27,16 @@ from __future__ import annotations
 
 import textwrap
 
+import numpy as np
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 from matplotlib.transforms import Bbox
+
+import matplotlib
+
+#: matplotlib before 3.11 (Pyodide's 3.8.4, 3.10 on Python 3.10): see :func:`tight_box`
+_OLD_MATPLOTLIB = tuple(int(x) for x in matplotlib.__version__.split(".")[:2]) < (3, 11)
 
 #: the narrow figure's width (in) at the experiments' 100 dpi: 330 px, a 390-px phone's column
 NARROW_WIDTH = 3.3
@@ -37,6 +44,29 @@ NARROW_WIDTH = 3.3
 NARROW_MIN_FONT = 10.5
 #: free pixels around each panel
 NARROW_PAD = 6.0
+
+
+def tight_box(ax, renderer) -> Bbox | None:
+    """``ax.get_tightbbox(renderer)`` (the axes with its labels, px), measured the same way on
+    every matplotlib the book runs on (3.8.4 in Pyodide's live mode, 3.10 on Python 3.10, 3.11).
+    Before 3.11, a 3-D axes measures its axes' labels "for layout only", and places them only
+    when its axes are drawn: before the first draw E11's 3-D view measured 2000 px wide and the
+    layout pushed every panel off the figure.  So a 3-D axes gets its projection first (what
+    its ``draw`` computes), on old matplotlib its three axes are drawn once (placing their
+    labels; nothing else of the figure is drawn), and it is measured as 3.11 measures it: the
+    2-D box plus each axis's box."""
+    if not hasattr(ax, "zaxis"):
+        return ax.get_tightbbox(renderer)
+    if getattr(ax, "M", None) is None:
+        ax.M = ax.get_proj()
+        ax.invM = np.linalg.inv(ax.M)
+        if _OLD_MATPLOTLIB:                 # its axes place their labels only when drawn
+            for axis in (ax.xaxis, ax.yaxis, ax.zaxis):
+                axis.draw(renderer)
+    boxes = [Axes.get_tightbbox(ax, renderer)]
+    boxes += [axis.get_tightbbox(renderer) for axis in (ax.xaxis, ax.yaxis, ax.zaxis)
+              if axis.get_visible()]
+    return _union(boxes)
 
 
 def figure_panels(fig: Figure, renderer, min_width: float = 120.0,
@@ -50,7 +80,7 @@ def figure_panels(fig: Figure, renderer, min_width: float = 120.0,
     for ax in fig.axes:
         if not ax.get_visible():
             continue
-        box = ax.get_tightbbox(renderer)
+        box = tight_box(ax, renderer)
         if box is None or box.width <= 0:
             continue
         items.append((box.x0, box.x1, ax))
@@ -127,7 +157,7 @@ def _legends_below_top_views(fig: Figure, renderer) -> None:
         if legend is None or hasattr(ax, "zaxis") or ax.get_aspect() != 1.0:
             continue
         legend.set_visible(False)
-        below = ax.get_tightbbox(renderer)
+        below = tight_box(ax, renderer)
         legend.set_visible(True)
         y = (below.y0 - 4 - ax.bbox.y0) / ax.bbox.height
         legend.set_bbox_to_anchor((0.5, y), transform=ax.transAxes)
@@ -156,7 +186,7 @@ def keep_panels_inside(fig: Figure, renderer, panels: list[list], pad: float = N
     so the figure keeps its size."""
     W = fig.bbox.width
     for p in panels:
-        tight = _union([ax.get_tightbbox(renderer) for ax in p])
+        tight = _union([tight_box(ax, renderer) for ax in p])
         left, right = max(0.0, pad - tight.x0), max(0.0, tight.x1 - (W - pad))
         if left <= 0.5 and right <= 0.5:
             continue
@@ -182,7 +212,7 @@ def fit_wide_layout(fig: Figure, canvas, pad: float = 3.0, gap: float = 8.0,
     _turn_colliding_ticks(fig, renderer)
     panels = _panels_by_position(fig)
     for _ in range(rounds):
-        tights = [_union([ax.get_tightbbox(renderer) for ax in p]) for p in panels]
+        tights = [_union([tight_box(ax, renderer) for ax in p]) for p in panels]
         cuts = [pad] + [(a.x1 + b.x0) / 2 for a, b in zip(tights, tights[1:])] + [W - pad]
         moved = False
         for i, (p, t) in enumerate(zip(panels, tights)):
@@ -207,10 +237,11 @@ def fit_wide_layout(fig: Figure, canvas, pad: float = 3.0, gap: float = 8.0,
         renderer = canvas.get_renderer()
 
 
-def _panels_by_position(fig: Figure, share: float = 0.1) -> list[list]:
+def _panels_by_position(fig: Figure, share: float = 0.1, thin: float = 0.05) -> list[list]:
     """The figure's visible axes grouped left to right by their own boxes (not their labels):
     axes whose boxes overlap horizontally by more than ``share`` of the narrower one's width
-    are one panel."""
+    are one panel, and a group narrower than ``thin`` (of the figure's width: a colour bar in
+    axes of its own) joins its neighbour, so it is moved and scaled with the plot it keys."""
     items = sorted(((ax.get_position(), ax) for ax in fig.axes if ax.get_visible()),
                    key=lambda item: item[0].x0)
     groups: list[list] = []                  # [axes, x0, x1]
@@ -222,7 +253,17 @@ def _panels_by_position(fig: Figure, share: float = 0.1) -> list[list]:
                 g[2] = max(g[2], b.x1)
                 continue
         groups.append([[ax], b.x0, b.x1])
-    return [g[0] for g in groups]
+    merged: list[list] = []                  # a colour bar's own thin axes join their neighbour
+    for g in groups:
+        if merged and g[2] - g[1] < thin:
+            merged[-1][0].extend(g[0])
+            merged[-1][2] = max(merged[-1][2], g[2])
+        else:
+            merged.append(g)
+    if len(merged) > 1 and merged[0][2] - merged[0][1] < thin:
+        merged[1][0][:0] = merged[0][0]
+        merged.pop(0)
+    return [g[0] for g in merged]
 
 
 def _union(boxes) -> Bbox:
@@ -288,7 +329,7 @@ def narrow_layout(fig: Figure, canvas, width: float = NARROW_WIDTH,
         _turn_colliding_ticks(fig, renderer)
         _legends_below_top_views(fig, renderer)
         for i, (p, new) in enumerate(zip(panels, placed)):
-            tight = _union([ax.get_tightbbox(renderer) for ax in p]
+            tight = _union([tight_box(ax, renderer) for ax in p]
                            + [t.get_window_extent(renderer) for t, j in owner.items() if j == i])
             margins[i] = [max(0.0, new.x0 - tight.x0), max(0.0, tight.x1 - new.x1),
                           max(0.0, new.y0 - tight.y0), max(0.0, tight.y1 - new.y1)]

@@ -100,7 +100,10 @@ class SpatialInertia(Experiment):
             self._on_top(hx.text(3 * c - 0.42, 3 * r - 0.42, lab, fontsize=8, ha="left",
                                  va="top", color="white" if lab == "mE" else "black",
                                  zorder=5))
-        cb = fig.colorbar(self.im, ax=hx, fraction=0.046, pad=0.04)
+        # the colour bar in axes of its own, as tall as the matrix: a bar made with ``ax=hx``
+        # keeps a 20:1 box aspect, and the layout's shrinking (labels inside the figure) then
+        # squeezed it to a 0.13-high stub of ticks
+        cb = fig.colorbar(self.im, cax=fig.add_axes((0.895, 0.10, 0.022, 0.76)))
         cb.set_label("kg m², kg m, kg")
 
     def readout_table(self, scene=None):
