@@ -130,6 +130,8 @@ def run_lanes(env: dict, reports: Path) -> list[tuple[int, float, int]]:
     printing = threading.Lock()
     failed = threading.Event()
 
+    running: dict[int, float] = {}           # stage -> start, for the heartbeat
+
     def lane(numbers: tuple[int, ...]) -> None:
         for number in numbers:
             if failed.is_set():
@@ -137,10 +139,14 @@ def run_lanes(env: dict, reports: Path) -> list[tuple[int, float, int]]:
             name, cmd = STAGES[number - 1]
             log = reports / f"stage{number}.log"
             t0 = time.perf_counter()
+            running[number] = t0
+            with printing:
+                print(f"--- stage {number} started: {name}", flush=True)
             with open(log, "wb") as out:
                 rc = subprocess.call(_command(number, cmd, reports, True), cwd=ROOT, env=env,
                                      stdout=out, stderr=subprocess.STDOUT)
             seconds = time.perf_counter() - t0
+            running.pop(number, None)
             with printing:
                 print(f"\n=== {number}. {name}  ({seconds:.1f} s, "
                       f"{'ok' if rc == 0 else f'FAIL, exit {rc}'})\n$ {' '.join(cmd)}", flush=True)
@@ -157,6 +163,13 @@ def run_lanes(env: dict, reports: Path) -> list[tuple[int, float, int]]:
     threads = [threading.Thread(target=lane, args=(numbers,)) for numbers in LANES]
     for th in threads:
         th.start()
+    while any(th.is_alive() for th in threads):   # a line a minute while stages run
+        next(th for th in threads if th.is_alive()).join(timeout=60.0)
+        now = time.perf_counter()
+        if running:
+            with printing:
+                print("--- running: " + ", ".join(f"stage {n} ({now - s:.0f} s)"
+                                                 for n, s in sorted(running.items())), flush=True)
     for th in threads:
         th.join()
     return sorted(timings)
