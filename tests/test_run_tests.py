@@ -12,12 +12,20 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
 import run_tests  # noqa: E402
 
 
-def fake_stages(fail: int | None = None, slow: int | None = None) -> list:
-    """Twelve stages that print their number; ``fail`` exits 1, ``slow`` sleeps 1.5 s."""
+def fake_stages(fail: int | None = None, slow: int | None = None, signal: Path | None = None) -> list:
+    """Twelve stages that print their number; ``fail`` exits 1, ``slow`` sleeps 1.5 s.  With
+    ``signal``: ``slow`` creates that file when it starts and ``fail`` waits for it (up to 60 s)
+    before failing, so the failure comes while ``slow`` runs, whatever the machine's load."""
     out = []
     for i in range(1, 13):
-        code = (f"import time; time.sleep({1.5 if i == slow else 0.05}); "
-                f"print('stage {i} ran'); raise SystemExit({1 if i == fail else 0})")
+        code = "import pathlib, time; "
+        if signal is not None and i == slow:
+            code += f"pathlib.Path({str(signal)!r}).touch(); "
+        if signal is not None and i == fail:
+            code += (f"t = time.time()\nwhile not pathlib.Path({str(signal)!r}).exists() "
+                     f"and time.time() - t < 60: time.sleep(0.02)\n")
+        code += (f"time.sleep({1.5 if i == slow else 0.05}); "
+                 f"print('stage {i} ran'); raise SystemExit({1 if i == fail else 0})")
         out.append((f"fake {i}", [sys.executable, "-c", code]))
     return out
 
@@ -38,11 +46,12 @@ def test_lanes_run_every_stage(monkeypatch, capfd):
 
 
 @pytest.mark.parametrize("fail", [1, 6])
-def test_a_failure_fails_the_run_and_starts_nothing_new(monkeypatch, capfd, fail):
-    # the failing stage leads its lane; the other lane's first stage is slow, so the failure
-    # comes while it runs: that stage ends, and its lane starts nothing after it
+def test_a_failure_fails_the_run_and_starts_nothing_new(monkeypatch, capfd, tmp_path, fail):
+    # the failing stage leads its lane; it fails only once the other lane's first stage (slow)
+    # has started: that stage ends, and its lane starts nothing after it
     other = 6 if fail == 1 else 1
-    monkeypatch.setattr(run_tests, "STAGES", fake_stages(fail=fail, slow=other))
+    monkeypatch.setattr(run_tests, "STAGES", fake_stages(fail=fail, slow=other,
+                                                         signal=tmp_path / "started"))
     assert run_tests.main([]) == 1
     out = capfd.readouterr().out
     assert f"FAIL  {fail}. fake {fail}" in out
