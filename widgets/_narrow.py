@@ -92,17 +92,23 @@ def figure_panels(fig: Figure, renderer, min_width: float = 120.0,
             groups[-1][2] = max(groups[-1][2], x1)
         else:
             groups.append([[ax], x0, x1])
-    panels: list[list] = []
+    return _join_thin(groups, min_width)
+
+
+def _join_thin(groups: list[list], thin: float) -> list[list]:
+    """Groups ``[axes, x0, x1]`` (left to right) with every group narrower than ``thin`` (a
+    colour bar) joined to its left neighbour (the first to its right one): the axes lists."""
+    joined: list[list] = []
     for g in groups:
-        if panels and g[2] - g[1] < min_width:
-            panels[-1][0].extend(g[0])
-            panels[-1][2] = max(panels[-1][2], g[2])
+        if joined and g[2] - g[1] < thin:
+            joined[-1][0].extend(g[0])
+            joined[-1][2] = max(joined[-1][2], g[2])
         else:
-            panels.append(g)
-    if len(panels) > 1 and panels[0][2] - panels[0][1] < min_width:
-        panels[1][0][:0] = panels[0][0]
-        panels.pop(0)
-    return [p[0] for p in panels]
+            joined.append(g)
+    if len(joined) > 1 and joined[0][2] - joined[0][1] < thin:
+        joined[1][0][:0] = joined[0][0]
+        joined.pop(0)
+    return [g[0] for g in joined]
 
 
 def enlarge_text(fig: Figure, min_font: float) -> None:
@@ -253,17 +259,7 @@ def _panels_by_position(fig: Figure, share: float = 0.1, thin: float = 0.05) -> 
                 g[2] = max(g[2], b.x1)
                 continue
         groups.append([[ax], b.x0, b.x1])
-    merged: list[list] = []                  # a colour bar's own thin axes join their neighbour
-    for g in groups:
-        if merged and g[2] - g[1] < thin:
-            merged[-1][0].extend(g[0])
-            merged[-1][2] = max(merged[-1][2], g[2])
-        else:
-            merged.append(g)
-    if len(merged) > 1 and merged[0][2] - merged[0][1] < thin:
-        merged[1][0][:0] = merged[0][0]
-        merged.pop(0)
-    return [g[0] for g in merged]
+    return _join_thin(groups, thin)         # a colour bar's own thin axes join their neighbour
 
 
 def _union(boxes) -> Bbox:

@@ -30,6 +30,7 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 import ipywidgets as W
+import numpy as np
 from matplotlib.figure import Figure
 
 from . import players
@@ -41,8 +42,6 @@ from .limits import fit_span, fitted_limit
 from .parts import Bars, Curve, ReferencePoint, TopView, build_parts, draw_parts
 from .readouts import plain, readout_html, readout_table, readout_text
 from .style import WIDE_WIDTH_PX
-
-import numpy as np
 
 
 class Experiment:
