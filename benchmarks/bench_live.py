@@ -5,7 +5,9 @@
   worker's boot phases;
 * the second page: in one browser profile with a disk cache (a reader's browser), live is
   started on one chapter, then on another; click to first live frame on the second page, and
-  how many of the big files the server sent again (should be none);
+  how many of the big files the server sent again (should be none); the second page is clicked
+  as soon as it has loaded, a third once its warm start (Python started by the page itself,
+  live mode having run before) is ready;
 * every control of every experiment shown: control change to new pixels (from the control's
   ``input`` event to the worker's frame painted in the page's canvas), p50 and p95 over
   ``--changes`` (default 12) random values of that control, with the other controls at random
@@ -77,11 +79,17 @@ def first_frame_seconds(browser, site_url: str, rel: str, name: str,
     return ms / 1000.0, boot
 
 
-def second_page(browser_type, pages: dict, phone: bool) -> tuple[float, dict, list]:
+def second_page(browser_type, pages: dict, phone: bool) -> tuple[float, dict, list, float, float]:
     """Start live on one chapter, then another, in one profile; the second click's first
-    frame (s), its boot phases, and the big files the server sent again (path, status)."""
+    frame (s), its boot phases, and the big files the server sent again (path, status).
+
+    Live mode having run, later pages start Python by themselves once loaded (the warm
+    start, sb_live.js ``warm``): the second page is clicked as soon as it has loaded (the
+    worst case: the warm start has barely begun), a third once Python is ready (a reader who
+    reads before clicking); also returned: the third click's first frame (s) and how long
+    the warm start took from the page's load to ready (s)."""
     rels = sorted(set(pages.values()))
-    names = {rel: next(n for n, r in sorted(pages.items()) if r == rel) for rel in rels[:2]}
+    names = {rel: next(n for n, r in sorted(pages.items()) if r == rel) for rel in rels[:3]}
     _Counting.log = []
     server, url = serve(SITE, _Counting)
     with tempfile.TemporaryDirectory() as profile:
@@ -97,11 +105,25 @@ def second_page(browser_type, pages: dict, phone: bool) -> tuple[float, dict, li
             root, _ = start_live(page, url, rels[1], names[rels[1]], phone=phone)
             ms = root.evaluate("r => r.sbLive.firstFrameAt - window.__sbClick")
             boot = page.evaluate("() => window.sbLive.bootTimes")
+            again = [(p, c) for p, c in _Counting.log if BIG.search(p) and c == 200]
+            third = rels[2]
+            page.goto(f"{url}/{third}", wait_until="load")
+            loaded = page.evaluate("() => performance.now()")
+            page.wait_for_function("() => window.sbLive && window.sbLive.warmState === 'ready'",
+                                   timeout=120_000)
+            ready_s = (page.evaluate("() => performance.now()") - loaded) / 1000.0
+            button = page.locator(f'.sb-live-button[data-sb-experiment="{names[third]}"]').first
+            button.scroll_into_view_if_needed()
+            button.click()
+            player = button.locator("xpath=ancestor::div[contains(@class,'sb-frame-player')]")
+            page.wait_for_function("(p) => p.getAttribute('data-sb-live') === '1'",
+                                   arg=player.element_handle(), timeout=120_000)
+            warm_s = player.locator(".sb-live").evaluate(
+                "r => r.sbLive.firstFrameAt - window.__sbClick") / 1000.0
         finally:
             ctx.close()
             server.shutdown()
-    again = [(p, c) for p, c in _Counting.log if BIG.search(p) and c == 200]
-    return ms / 1000.0, boot, again
+    return ms / 1000.0, boot, again, warm_s, ready_s
 
 
 def random_value(c, rng):
@@ -174,9 +196,12 @@ def main(argv: list[str] | None = None) -> int:
                   + ", ".join(f"{k} {v / 1000:.2f} s" for k, v in boot.items()) + ")", flush=True)
         if not args.no_cold:
             second = second_page(pw.chromium, pages, args.phone)
-            print(f"  second page: click to first live frame {second[0]:.2f} s  ("
+            print(f"  second page, clicked as soon as loaded: click to first live frame "
+                  f"{second[0]:.2f} s  ("
                   + ", ".join(f"{k} {v / 1000:.2f} s" for k, v in second[1].items())
                   + f"); big files sent again: {second[2] or 'none'}", flush=True)
+            print(f"  third page, clicked once Python is ready (ready {second[4]:.2f} s after "
+                  f"the page's load): click to first live frame {second[3]:.2f} s", flush=True)
         rows = []
         guard = NetworkGuard()
         ctx = browser.new_context(**viewport(args.phone), service_workers="block")
@@ -206,9 +231,11 @@ def main(argv: list[str] | None = None) -> int:
               f"runs (target <= {FIRST_FRAME_TARGET_S:.1f} s) "
               f"{'ok' if first <= FIRST_FRAME_TARGET_S else 'OVER'}")
     if second:
-        print(f"second page, from the browser's cache: {second[0]:.2f} s (target <= "
-              f"{SECOND_PAGE_TARGET_S:.1f} s) {'ok' if second[0] <= SECOND_PAGE_TARGET_S else 'OVER'}; "
-              f"{len(second[2])} big files downloaded again")
+        for what, s in (("clicked as soon as it has loaded", second[0]),
+                        (f"clicked once warm (ready {second[4]:.2f} s after load)", second[3])):
+            print(f"second page from the browser's cache, {what}: {s:.2f} s (target <= "
+                  f"{SECOND_PAGE_TARGET_S:.1f} s) {'ok' if s <= SECOND_PAGE_TARGET_S else 'OVER'}")
+        print(f"{len(second[2])} big files downloaded again")
     print(f"\n{'experiment.control':34s} {'p50 ms':>7s} {'p95 ms':>7s} {'py p50':>7s} "
           f"{'py p95':>7s} {'n':>3s} {'longtask':>8s}   "
           f"({'phone, 390 px: narrow layout' if args.phone else 'wide screen, 1280 px'})")

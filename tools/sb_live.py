@@ -20,7 +20,9 @@ the players' phone-layout frames into files (``move_narrow_frames``).  A player 
 have their own alt text (ch02's probe sweep) is recognised by the control names of its
 ``data-sb-settings``.  The button carries only a few attributes, an inline click handler (it
 shows the progress bar at once) and a hidden progress bar: before the click the page loads
-nothing new.  The first click loads the adapter, which starts Pyodide in a Web Worker (once
+nothing new, unless live mode has already run in this browser (then the warm start, ``_WARM``:
+Python starts in the background from the browser's cache once the page has loaded, and draws
+the page's experiments, so a click only shows them; the hint offers to turn it off).  The first click loads the adapter, which starts Pyodide in a Web Worker (once
 per page, shared by the page's experiments); the files come from the browser's HTTP cache on
 the next page (plain URLs, no query strings).  The stored notebook outputs are not touched.
 
@@ -185,13 +187,13 @@ std.close()
 
 def python312() -> str | None:
     """A CPython 3.12 to compile the bytecode cache with (``$SB_PYTHON312`` first), or None."""
-    import glob
     import os
     import subprocess
 
-    candidates = [os.environ.get("SB_PYTHON312"), sys.executable, shutil.which("python3.12"),
-                  *sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.12*/bin/python3")))]
-    for exe in candidates:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from test_pythons import candidates     # the interpreters stage 3 finds ($PYENV_ROOT too)
+
+    for exe in [os.environ.get("SB_PYTHON312"), sys.executable, *candidates()]:
         if not exe:
             continue
         try:
@@ -319,6 +321,18 @@ _FILE_HINT = ("Live mode needs the book served over http (make serve); opened fr
               "the frames below work")
 
 
+# The warm start (sb_live.js ``warm``): where live mode has run before in this browser
+# (localStorage), the page's first bar loads the adapter once the page has loaded, and the
+# adapter starts Python in the background (from the browser's cache).  Nothing happens for a
+# reader who never ran live mode, nor with the browser's data saver on.
+_WARM = ('var w=false;try{w=localStorage.getItem("sb-live-warm")==="1";}catch(e){}'
+         'if(!w||window.__sbWarm||(navigator.connection&&navigator.connection.saveData)){return;}'
+         'window.__sbWarm=1;var go=function(){if(window.sbLive){window.sbLive.warm();return;}'
+         'var x=document.createElement("script");x.src=b.getAttribute("data-sb-src");'
+         'x.onload=function(){window.sbLive.warm();};document.head.appendChild(x);};'
+         'if(document.readyState==="complete"){go();}else{window.addEventListener("load",go);}')
+
+
 def _button(name: str, uid: str, src: str, megabytes: float) -> str:
     """The Run live bar: button, hidden progress bar and status, hint.  The click shows the
     progress bar at once (before the adapter has loaded); opened from a file, an inline
@@ -341,10 +355,10 @@ def _button(name: str, uid: str, src: str, megabytes: float) -> str:
             "<span class=\"sb-live-hint\">every control runs the book's Python in your browser; "
             f"the first start downloads {megabytes:.0f} MB, later pages start from the "
             "browser's cache</span>"
-            '<script>(function(s){if(location.protocol!=="file:"){return;}var p=s.parentNode;'
-            'p.querySelector("button").disabled=true;'
-            f'p.querySelector(".sb-live-hint").textContent="{_FILE_HINT}";}})(document.currentScript);'
-            '</script></div>\n')
+            '<script>(function(s){var p=s.parentNode,b=p.querySelector("button");'
+            'if(location.protocol==="file:"){b.disabled=true;'
+            f'p.querySelector(".sb-live-hint").textContent="{_FILE_HINT}";return;}}'
+            + _WARM + '})(document.currentScript);</script></div>\n')
 
 
 def _page_context(app, pagename, templatename, context, doctree) -> None:

@@ -12,6 +12,10 @@
  * are the experiment's
  * own readout table.  While a change is computed, only the newest values are kept (a drag
  * never queues up stale frames).  No physics or drawing here.
+ *
+ * Warm start: once live mode has run in this browser, a later page calls warm() when it has
+ * loaded (see tools/sb_live.py): Python starts from the HTTP cache and draws the page's
+ * experiments, and a click shows the drawn picture at once.
  */
 (function () {
   "use strict";
@@ -24,6 +28,7 @@
   var experiments = {};      // id -> Experiment (or a pending creation)
   var creating = {};         // id -> {resolve, reject}
   var progressListeners = [];
+  var lastProgress = null;   // the worker's newest progress message (shown to a late click)
   var counter = 0;
 
   function mb(bytes) { return (bytes / 1e6).toFixed(bytes < 1e7 ? 1 : 0); }
@@ -38,10 +43,12 @@
       worker.onmessage = function (ev) {
         var m = ev.data;
         if (m.type === "progress") {
+          lastProgress = m;
           if (m.phase === "download") { window.sbLive.downloaded = m.loaded; }
           progressListeners.forEach(function (fn) { fn(m); });
         } else if (m.type === "ready") {
           window.sbLive.bootTimes = m.times;
+          window.sbLive.ready = true;
           resolve();
         } else if (m.type === "frame") {
           if (creating[m.id]) {
@@ -360,7 +367,7 @@
     return { progress: progress, status: status };
   }
 
-  var STEPS = ["starting Python", "loading numpy", "loading matplotlib", "drawing"];
+  var STEPS = ["starting Python", "loading numpy and matplotlib", "importing the experiments", "drawing"];
 
   async function start(button) {
     if (button.getAttribute("data-sb-live") === "1" || button.getAttribute("data-sb-live") === "starting") {
@@ -406,14 +413,28 @@
       player.setAttribute("data-sb-progress", ui.status.textContent);
     };
     progressListeners.push(show);
+    if (lastProgress) { show(lastProgress); }         // Python was already starting (warm)
     try {
       await boot();
       var t1 = performance.now();
-      var id = counter++;
       show({ phase: "step", step: "drawing" });
-      var m = await create(id, button.getAttribute("data-sb-experiment"), wantNarrow(player),
-                           JSON.parse(player.getAttribute("data-sb-settings") || "{}"));
+      var prep = prepared[button.id], id, m = null;
+      delete prepared[button.id];
+      if (prep && prep.narrow === wantNarrow(player) && prep.scale === pixelScale() &&
+          prep.settings === player.getAttribute("data-sb-settings")) {
+        id = prep.id;                      // drawn by the warm start
+        m = await prep.frame.catch(function () { return null; });
+      } else if (prep) {                   // drawn for another layout or frame: dropped
+        prep.frame.then(function () { worker.postMessage({ type: "close", id: prep.id }); },
+                        function () {});
+      }
+      if (!m) {
+        id = counter++;
+        m = await create(id, button.getAttribute("data-sb-experiment"), wantNarrow(player),
+                         JSON.parse(player.getAttribute("data-sb-settings") || "{}"));
+      }
       var exp = new Experiment(id, button, m.info);
+      exp.warmed = !!(prep && prep.id === id);    // the picture the warm start drew
       exp.paint(m);
       exp.createMs = performance.now() - t1;
       experiments[id] = exp;
@@ -444,6 +465,7 @@
         hint.textContent = "every control runs the book's Python in your browser";
       }
       player.setAttribute("data-sb-live", "1");
+      remember(true);
       window.addEventListener("resize", function () { exp.relayout(); });
       return exp;
     } catch (e) {
@@ -458,5 +480,80 @@
     }
   }
 
-  window.sbLive = { start: start, boot: boot, experiments: experiments };
+  // Warm start.  A reader who has run live mode once in this browser (remembered in
+  // localStorage) gets Python started in the background when a later page with experiments
+  // has loaded (the inline script of tools/sb_live.py's button calls warm()): the files come
+  // from the browser's cache, so nothing is downloaded, and a click then only draws.  Each
+  // bar's hint says so and offers to stop it; a reader who never started live mode gets
+  // nothing of this (the page loads no live file before a click).
+  var WARM_KEY = "sb-live-warm";
+  var prepared = {};         // button id -> {id, narrow, scale, frame: Promise}: drawn by warm()
+
+  function remember(on) {
+    try {
+      if (on) { localStorage.setItem(WARM_KEY, "1"); } else { localStorage.removeItem(WARM_KEY); }
+    } catch (e) { /* storage disabled: no warm start */ }
+  }
+
+  function hints() {
+    return Array.prototype.filter.call(document.querySelectorAll(".sb-live-bar"), function (b) {
+      var button = b.querySelector(".sb-live-button");
+      return button && !button.getAttribute("data-sb-live");
+    }).map(function (b) { return b.querySelector(".sb-live-hint"); }).filter(Boolean);
+  }
+
+  function warmHint(text) {
+    hints().forEach(function (hint) {
+      hint.textContent = text + " ";
+      var off = el("button", { type: "button", "class": "sb-live-cold",
+                               title: "Stop starting Python on the book's pages by itself" },
+                   "don't start by itself");
+      off.addEventListener("click", cold);
+      hint.appendChild(off);
+    });
+  }
+
+  // Stop the warm start: forget it, and stop the worker unless an experiment is running.
+  function cold() {
+    remember(false);
+    if (Object.keys(experiments).length === 0 && !document.querySelector('.sb-live-button[data-sb-live="starting"]')) {
+      if (worker) { worker.terminate(); worker = null; }
+      window.sbLive.worker = null;
+      prepared = {};
+      booting = null;
+      lastProgress = null;
+      window.sbLive.ready = false;
+    }
+    hints().forEach(function (hint) {
+      hint.textContent = "Python will start only when you click Run live";
+    });
+  }
+
+  function warm() {
+    if (booting || location.protocol === "file:") { return booting; }
+    window.sbLive.warmState = "starting";
+    warmHint("Python is starting in the background (you ran live mode before in this browser)");
+    return boot().then(function () {
+      // draw the page's experiments at their frames' settings, in page order, so that a
+      // click only shows the picture (start() takes it if the layout still fits)
+      var all = Array.prototype.map.call(document.querySelectorAll(".sb-live-button"), function (b) {
+        if (b.getAttribute("data-sb-live") || prepared[b.id]) { return null; }
+        var player = b.closest(".sb-frame-player");
+        var prep = { id: counter++, narrow: wantNarrow(player), scale: pixelScale(),
+                     settings: player.getAttribute("data-sb-settings") };
+        prep.frame = create(prep.id, b.getAttribute("data-sb-experiment"), prep.narrow,
+                            JSON.parse(prep.settings || "{}"));
+        prepared[b.id] = prep;
+        return prep.frame;
+      }).filter(Boolean);
+      return Promise.all(all);
+    }).then(function () {
+      window.sbLive.warmState = "ready";
+      warmHint("Python is ready: Run live starts at once");
+    }, function () {
+      window.sbLive.warmState = "failed";
+    });
+  }
+
+  window.sbLive = { start: start, boot: boot, warm: warm, cold: cold, experiments: experiments };
 })();

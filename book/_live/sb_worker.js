@@ -8,6 +8,7 @@
  *
  *   {type: "create", id, name, narrow, values, scale}  -> {type: "frame", id, info, ...}
  *   {type: "update", id, values}                -> {type: "frame", id, ...}
+ *   {type: "close", id}                         -> (the experiment is dropped)
  *
  * where a frame carries the RGBA pixels of the experiment's blitted Agg canvas as a
  * transferred ImageBitmap (or ArrayBuffer), the readout table's HTML and the experiment's
@@ -34,7 +35,7 @@ var BOOT = [
   "_m.install_ipywidgets_stand_in()",
   "_m.install_fontlist('/home/pyodide/sb/fontlist-v330.json')",
   "_m.lighten_matplotlib_import()",
-  "import widgets",
+  "import numpy, widgets",
   "_m.LIVE"
 ].join("\n");
 
@@ -160,18 +161,19 @@ async function boot(msg) {
   step("starting Python");
   pyodide = await starting;
   lap("start Python");
-  step("loading numpy");
-  await pyodide.loadPackage(["numpy"], { messageCallback: function () {} });
+  // numpy's and matplotlib's wheels in one call: their compiled extension modules are
+  // compiled by the browser's background threads while this thread unpacks the bytecode
+  step("loading numpy and matplotlib");
+  var loading = pyodide.loadPackage(["numpy", "matplotlib"], { messageCallback: function () {} });
   var z = await zips;
   // compiled bytecode of the wheels, next to their installed sources (see tools/sb_live.py)
   pyodide.unpackArchive(z[0].buf, "zip", { extractDir: "/" });
   pyodide.unpackArchive(z[1].buf, "zip", { extractDir: "/home/pyodide/sb" });
-  pyodide.runPython("import numpy");
-  lap("numpy");
-  step("loading matplotlib");
-  await pyodide.loadPackage(["matplotlib"], { messageCallback: function () {} });
+  await loading;
+  lap("numpy + matplotlib");
+  step("importing the experiments");
   live = pyodide.runPython(BOOT);
-  lap("matplotlib + widgets");
+  lap("imports");
   step("drawing");
   return times;
 }
@@ -223,6 +225,8 @@ self.onmessage = async function (ev) {
       var out = JSON.parse(live.update(info.handle, JSON.stringify(msg.values || {})));
       info.values = JSON.parse(live.values(info.handle));
       await frame(msg.id, out, info.handle, { info: info, pythonMs: performance.now() - t0 });
+    } else if (msg.type === "close") {
+      if (handles[msg.id] !== undefined) { live.close(handles[msg.id]); delete handles[msg.id]; }
     } else if (msg.type === "update") {
       var h = handles[msg.id];
       var res = JSON.parse(live.update(h, JSON.stringify(msg.values)));

@@ -95,13 +95,19 @@ JS_SET = """([root, values]) => {
 }"""
 
 
+JS_WARM_FLAG = "() => { try { return localStorage.getItem('sb-live-warm') === '1'; } catch (e) { return false; } }"
+
+
 def start_live(page, site_url: str, rel: str, name: str, index: int = 0, phone: bool = False):
     """Open ``rel``, check nothing of live mode (nor, on a wide screen, a phone frame) was
     fetched, click Run live; return the panel."""
     requests: list[str] = []
     page.on("request", lambda r: requests.append(r.url))
     page.goto(f"{site_url}/{rel}", wait_until="load")
-    early = [u for u in requests if "/_pyodide/" in u or "/_live/" in u
+    # where live mode has run before in this browser, Python starts by itself (the warm start,
+    # test_warm_start_once_live_has_run); otherwise nothing of live mode is fetched before a click
+    warm = page.evaluate(JS_WARM_FLAG)
+    early = [u for u in requests if (("/_pyodide/" in u or "/_live/" in u) and not warm)
              or ("/_sb_frames/" in u and not phone)]
     assert not early, f"{rel}: live files (or phone frames, on a wide screen) fetched: {early}"
     button = page.locator(f'.sb-live-button[data-sb-experiment="{name}"]').nth(index)
@@ -188,6 +194,27 @@ def test_distribution_is_staged_and_verified():
     assert not bad, f"staged files missing or not matching the official hashes: {bad}"
     assert sorted(p.name for p in staged.iterdir()) == sorted(expected), "extra files staged"
     assert (SITE / "_live" / "sb_live.js").is_file() and (SITE / "_live" / "sb_packages.zip").is_file()
+
+
+def test_bytecode_cache_is_built_when_a_python312_is_found():
+    """Live mode's start depends on the compiled bytecode (tools/sb_live.py ``bytecode``): a
+    build on a machine with a CPython 3.12 anywhere stage 3 looks (PATH, pyenv, /usr) ships it,
+    whatever $HOME is (a fresh clone built with an empty HOME once shipped an empty zip)."""
+    import zipfile
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    import sb_live
+
+    if sb_live.python312() is None:
+        pytest.skip("no CPython 3.12 on this machine: the book is built without bytecode")
+    with zipfile.ZipFile(SITE / "_live" / "sb_bytecode.zip") as zf:
+        names = zf.namelist()
+    for module in ("numpy/__init__", "matplotlib/figure", "pyparsing/core", "PIL/Image"):
+        head, _, tail = module.rpartition("/")
+        pyc = f"lib/python3.12/site-packages/{head}/__pycache__/{tail}.cpython-312.pyc"
+        assert pyc in names, f"{pyc} missing from sb_bytecode.zip ({len(names)} files)"
+    with zipfile.ZipFile(SITE / "_live" / "python_stdlib_pyc.zip") as zf:
+        assert "json/__init__.pyc" in zf.namelist(), "the standard library has no bytecode"
 
 
 def test_every_experiment_shown_has_a_live_button():
@@ -534,7 +561,7 @@ def test_worker_progress_and_drag_without_long_tasks(live_page, site_url):
     to_bar = sb["progressAt"] - sb["clickAt"] if sb["progressAt"] is not None else None
     if to_bar is None or to_bar >= FREEZE_MS:
         problems.append(f"progress bar visible {to_bar} ms after the click (target 200 ms)")
-    steps = ["starting Python", "loading numpy", "loading matplotlib", "drawing"]
+    steps = ["starting Python", "loading numpy and matplotlib", "importing the experiments", "drawing"]
     seen = [next((i for i, t in enumerate(sb["progress"]) if t.startswith(s)), None) for s in steps]
     if not any(t.startswith("download") for t in sb["progress"]) or None in seen or seen != sorted(seen):
         problems.append(f"progress did not go through bytes then {steps}: {sb['progress']}")
@@ -660,4 +687,88 @@ def test_second_page_starts_from_the_http_cache(browser, tmp_path):
           f"(boot {json.dumps({k: round(v) for k, v in (boot or {}).items()})}); first start "
           f"downloaded {downloaded / 1e6:.1f} MB ({len(big_first)} big files), second page: "
           f"{len(again)} downloaded again, {len(revalidated)} revalidated (304)")
+    assert not problems, "\n  ".join(problems)
+
+
+def test_warm_start_once_live_has_run(browser, tmp_path):
+    """A reader who never ran live mode: a page loads nothing of it, however long it stays
+    open.  Once live mode has run in this browser, a later page starts Python by itself when
+    it has loaded, from the HTTP cache (the server sends no big file again), every bar's hint
+    says so, and Run live then uses that worker (no second boot).  "don't start by itself"
+    forgets it: the worker stops and the next page loads nothing of live mode again."""
+    import functools
+    import threading
+
+    pages = sorted(set(PAGES.values()))
+    assert len(pages) >= 3, pages
+    first, second, third = pages[0], pages[1], pages[2]
+    name1 = re.search(r'data-sb-experiment="([a-z_0-9]+)"', (SITE / first).read_text()).group(1)
+    name2 = re.search(r'data-sb-experiment="([a-z_0-9]+)"', (SITE / second).read_text()).group(1)
+    _Counting.log = []
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(_Counting, directory=str(SITE)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    ctx = browser.browser_type.launch_persistent_context(
+        str(tmp_path / "profile"), executable_path=str(ensure_browser.ensure()), headless=True,
+        args=CHROMIUM_ARGS + ["--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"],
+        viewport={"width": 1280, "height": 900}, service_workers="block")
+    problems: list[str] = []
+
+    def live_requests(log):
+        return [p for p, _ in log if "/_pyodide/" in p or "/_live/" in p]
+
+    try:
+        page = ctx.new_page()
+        log = ConsoleLog(page)
+        # 1. never ran live: nothing of it, even after a while
+        page.goto(f"{url}/{second}", wait_until="load")
+        page.wait_for_timeout(1500)
+        if live_requests(_Counting.log) or page.evaluate("() => typeof window.sbLive") != "undefined":
+            problems.append(f"a reader who never ran live mode got live files: {live_requests(_Counting.log)}")
+        # 2. run live once, then open another page: Python starts by itself, from the cache
+        start_live(page, url, first, name1)
+        _Counting.log.clear()
+        page.goto(f"{url}/{second}", wait_until="load")
+        page.wait_for_function("() => window.sbLive && window.sbLive.warmState === 'ready'",
+                               timeout=START_TIMEOUT_MS)
+        hints = page.evaluate("() => [...document.querySelectorAll('.sb-live-hint')].map(h => h.textContent)")
+        if not hints or not all(h.startswith("Python is ready") for h in hints):
+            problems.append(f"the hints do not say Python is ready: {hints}")
+        again = [(p, c) for p, c in _Counting.log if BIG.search(p) and c == 200]
+        if again:
+            problems.append(f"the warm start downloaded again: {again}")
+        page.evaluate("() => { window.__w = window.sbLive.worker; }")
+        button = page.locator(f'.sb-live-button[data-sb-experiment="{name2}"]').first
+        button.scroll_into_view_if_needed()
+        button.click()
+        player = button.locator("xpath=ancestor::div[contains(@class,'sb-frame-player')]")
+        page.wait_for_function("(p) => p.getAttribute('data-sb-live')", arg=player.element_handle(),
+                               timeout=START_TIMEOUT_MS)
+        if player.get_attribute("data-sb-live") != "1":
+            problems.append(f"{second}: live mode of {name2} failed to start after the warm start")
+        warm_ms = player.locator(".sb-live").evaluate("r => r.sbLive.firstFrameMs")
+        if not player.locator(".sb-live").evaluate("r => r.sbLive.warmed"):
+            problems.append("Run live drew the experiment again instead of showing the warm start's picture")
+        if not page.evaluate("() => window.sbLive.worker === window.__w"):
+            problems.append("Run live started a second worker instead of the warm one")
+        # 3. the reader turns it off
+        page.goto(f"{url}/{third}", wait_until="load")
+        page.wait_for_function("() => window.sbLive && window.sbLive.warmState", timeout=START_TIMEOUT_MS)
+        page.locator(".sb-live-cold").first.click()
+        after = page.evaluate("() => ({flag: localStorage.getItem('sb-live-warm'), worker: window.sbLive.worker,"
+                              " hint: document.querySelector('.sb-live-hint').textContent})")
+        if after["flag"] is not None or after["worker"] is not None:
+            problems.append(f"don't start by itself did not stop the warm start: {after}")
+        _Counting.log.clear()
+        page.goto(f"{url}/{second}", wait_until="load")
+        page.wait_for_timeout(1500)
+        if live_requests(_Counting.log):
+            problems.append(f"after turning it off, a page still got live files: {live_requests(_Counting.log)}")
+        problems += [f"browser: {e}" for e in log.errors if "favicon.ico" not in e]
+    finally:
+        ctx.close()
+        server.shutdown()
+        server.server_close()
+    print(f"\nwarm start ({second}): first live frame {warm_ms:.0f} ms after the click")
     assert not problems, "\n  ".join(problems)
