@@ -187,3 +187,11 @@ def test_registered_and_drawn_at_defaults():
         check(e, e.state())
     finally:
         e.close()
+
+
+def test_stored_axis_limits_are_the_fitted_ones():
+    """H_LIM, G_LIM, C_LIM are stored (not computed at import, see widgets/arm.py): they must
+    stay what the seeded sweep over the joint ranges gives, or a colour or bar would clip."""
+    from widgets import arm
+
+    assert (arm.H_LIM, arm.G_LIM, arm.C_LIM) == arm._limits_over_the_ranges()

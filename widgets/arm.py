@@ -163,7 +163,10 @@ def _limits_over_the_ranges(samples: int = 2000, seed: int = 0) -> tuple[float, 
             nice_limit(1.05 * float(np.max(np.abs(C)))))
 
 
-H_LIM, G_LIM, C_LIM = _limits_over_the_ranges()
+# The values _limits_over_the_ranges() returns (tests/test_widget_arm.py checks it), stored:
+# computed at import they cost about 0.5 s of every live page's start in the browser (batched
+# dynamics of 2000 poses in WebAssembly numpy, which has no BLAS), for one chapter's figure.
+H_LIM, G_LIM, C_LIM = 4.0, 60.0, 15.0
 TICKS = tuple(str(i + 1) for i in range(N))
 
 # the wide figure (660 x 340 px) in figure fractions: 3-D arm | H and its colour bar | G over C_v
