@@ -15,7 +15,7 @@ is a change of that one constant):
 Only the files the book needs are taken: the core (``pyodide.js``, ``pyodide.mjs``,
 ``pyodide.asm.js``, ``pyodide.asm.wasm``, ``python_stdlib.zip``), the official lock file, and
 the wheels of numpy and matplotlib with their dependencies (the closure of ``depends`` in the
-lock).  EACH file is checked against hashes committed here, taken from npm's ``pyodide@0.27.7``
+lock, less :data:`UNUSED`).  EACH file is checked against hashes committed here, taken from npm's ``pyodide@0.27.7``
 (``npm pack pyodide@0.27.7``): the package wheels against the official ``pyodide-lock.json``
 (committed as ``tools/pyodide-0.27.7-lock.json``), the core files, which the lock does not
 list, against ``tools/pyodide-0.27.7-core.sha256``.  A file that does not match is never used.
@@ -48,6 +48,13 @@ CORE_HASHES = HERE / f"pyodide-{PYODIDE_VERSION}-core.sha256"   # official, from
 FONTLIST = HERE / f"pyodide-{PYODIDE_VERSION}-fontlist-v330.json"
 #: the packages the live experiments import (their dependencies are added from the lock)
 PACKAGES = ("numpy", "matplotlib")
+#: Dependencies matplotlib declares in the lock that the book's drawing never imports (font
+#: subsetting for PDF/PS output, time zones for dates, the browser-canvas backend; matplotlib
+#: 3.8's Agg drawing of every experiment imports none of them): not staged, and left out of the
+#: lock live mode gives Pyodide (tools/sb_live.py ``live_lock``), so a start neither downloads
+#: nor unpacks them (1.6 MB, about 1,500 files).  Were one imported, every experiment's live
+#: test would fail (ModuleNotFoundError in the browser).
+UNUSED = ("fonttools", "pytz", "matplotlib-pyodide")
 CORE_FILES = ("pyodide.js", "pyodide.mjs", "pyodide.asm.js", "pyodide.asm.wasm",
               "python_stdlib.zip", "pyodide-lock.json")
 
@@ -117,13 +124,14 @@ def cache_dir() -> Path:
 
 
 def package_closure(lock: dict, roots=PACKAGES) -> list[str]:
-    """The lock's package names that ``roots`` need (themselves and every ``depends``)."""
+    """The lock's package names that ``roots`` need (themselves and every ``depends``), except
+    :data:`UNUSED`."""
     pkgs = lock["packages"]
     seen: list[str] = []
     stack = list(roots)
     while stack:
         name = stack.pop()
-        if name in seen:
+        if name in seen or name in UNUSED:
             continue
         if name not in pkgs:
             raise DistributionUnavailable(f"package {name!r} is not in the Pyodide lock")

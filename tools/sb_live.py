@@ -10,6 +10,8 @@ the site's root):
   (main thread: controls and painting) and the Web Worker that runs Python (``book/_live/``);
 * ``_live/sb_packages.zip``: the book's ``spatialbook`` and ``widgets`` packages as they are in
   the working tree, plus matplotlib's prebuilt font list, unpacked into Pyodide on first use;
+* ``_live/sb-lock.json``: the lock given to Pyodide (``live_lock``: the official one less the
+  packages the drawing never imports);
 * ``_live/sb_bytecode.zip`` and ``_live/python_stdlib_pyc.zip``: the distribution's Python
   files compiled by a CPython 3.12 found on the machine (see ``bytecode``; without one, live
   mode works and starts slower).
@@ -238,6 +240,22 @@ def bytecode(dest: Path, dist: Path) -> bool:
     return False
 
 
+def live_lock(dist: Path) -> dict:
+    """The lock live mode gives Pyodide (``_live/sb-lock.json``): the verified official lock
+    with the packages of ``pyodide_dist.UNUSED`` removed, from the packages and from every
+    ``depends`` (the wheels' names and sha256 are untouched)."""
+    import json
+
+    import pyodide_dist
+
+    lock = json.loads((dist / "pyodide-lock.json").read_text())
+    for name in pyodide_dist.UNUSED:
+        lock["packages"].pop(name, None)
+    for entry in lock["packages"].values():
+        entry["depends"] = [d for d in entry.get("depends", []) if d not in pyodide_dist.UNUSED]
+    return lock
+
+
 def stage_live(staging: Path) -> str | None:
     """Stage everything live mode needs; return None, or why live mode is unavailable."""
     sys.path.insert(0, str(ROOT / "tools"))
@@ -256,6 +274,8 @@ def stage_live(staging: Path) -> str | None:
         bytecode(compiled, pyodide_dist.cache_dir())
         for name in ("sb_bytecode.zip", "python_stdlib_pyc.zip"):
             shutil.copy2(compiled / name, live / name)
+        import json
+        (live / "sb-lock.json").write_text(json.dumps(live_lock(staging / "_pyodide")))
     except pyodide_dist.DistributionUnavailable as exc:
         shutil.rmtree(staging / "_pyodide", ignore_errors=True)
         shutil.rmtree(live, ignore_errors=True)
@@ -271,7 +291,7 @@ def first_start_bytes(staging: Path) -> int:
     matplotlib with their dependencies (from the lock file).  0 when nothing is staged."""
     import json
 
-    lock_file = staging / "_pyodide" / "pyodide-lock.json"
+    lock_file = staging / "_live" / "sb-lock.json"
     if not lock_file.is_file():
         return 0
     lock = json.loads(lock_file.read_text())["packages"]
@@ -282,8 +302,7 @@ def first_start_bytes(staging: Path) -> int:
             continue
         wheels.add(name)
         todo += lock[name].get("depends", [])
-    files = [staging / "_pyodide" / n for n in ("pyodide.js", "pyodide.asm.js",
-                                                  "pyodide.asm.wasm", "pyodide-lock.json")]
+    files = [staging / "_pyodide" / n for n in ("pyodide.js", "pyodide.asm.js", "pyodide.asm.wasm")]
     files += [staging / "_pyodide" / lock[n]["file_name"] for n in wheels]
     files += [p for p in (staging / "_live").iterdir() if p.name != "bytecode.inputs"]
     return sum(p.stat().st_size for p in files if p.is_file())

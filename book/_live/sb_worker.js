@@ -120,7 +120,8 @@ async function boot(msg) {
 
   // what to download: the interpreter, the standard library, the book's zips and the wheels
   // of numpy and matplotlib with their dependencies (from the lock file, with their hashes)
-  var lock = await (await networkFetch(pyBase + "pyodide-lock.json")).json();
+  // (the book's lock: the official one less the packages the drawing never imports)
+  var lock = await (await networkFetch(liveBase + "sb-lock.json")).json();
   var wheels = {}, todo = ["numpy", "matplotlib"];
   while (todo.length) {
     var name = todo.pop(), pkg = lock.packages[name];
@@ -147,7 +148,7 @@ async function boot(msg) {
   importScripts(pyBase + "pyodide.js");
   // the interpreter starts as soon as its own files are in (it waits for them above)
   var starting = self.loadPyodide({
-    indexURL: pyBase, fullStdLib: false,
+    indexURL: pyBase, fullStdLib: false, lockFileURL: liveBase + "sb-lock.json",
     stdLibURL: liveBase + "python_stdlib_pyc.zip",      // the standard library + its bytecode
     stdout: function () {}, stderr: function (m) { console.warn(m); }
   });
