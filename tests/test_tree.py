@@ -248,7 +248,7 @@ def test_skew_property_by_finite_differences(seed, n, chain):
 
 @pytest.mark.parametrize("seed, n, chain", CASES)
 def test_power_balance(seed, n, chain):
-    """tau . qd = dT/dt + dV/dt along q(t) = q + qd t + qdd t^2 / 2, at t = 0."""
+    """tau . qd = dT/dt + dU/dt along q(t) = q + qd t + qdd t^2 / 2, at t = 0."""
     spec, gravity, q, qd, qdd, _ = _case(seed, n, chain)
     tree = to_tree(spec)
     tau = sb.inverse_dynamics(tree, q, qd, qdd, gravity)

@@ -120,11 +120,11 @@ def check(e, st):
     x_O2, x_C, v_C, a_C, w, a = _planar_kinematics(q, qd, qdd)
     end = x_O2 + WIDTH * np.array([np.cos(q[0] + q[1]), np.sin(q[0] + q[1]), 0.0])
     np.testing.assert_allclose(e.leaf2.get_xydata(), [x_O2[:2], end[:2]], atol=1e-12)
-    dV = -MASS * g @ (v_C[0] + v_C[1])                            # V = -m g . (x_C1 + x_C2)
+    dU = -MASS * g @ (v_C[0] + v_C[1])                            # U = -m g . (x_C1 + x_C2)
     dT = sum(MASS * vc @ ac for vc, ac in zip(v_C, a_C)) + I_C[2, 2] * (w[0] * a[0] + w[1] * a[1])
-    assert st["dV_dt"] == pytest.approx(dV, abs=1e-7)
+    assert st["dU_dt"] == pytest.approx(dU, abs=1e-7)
     assert st["dT_dt"] == pytest.approx(dT, abs=1e-6)
-    assert st["energy_rate"] == pytest.approx(dT + dV, abs=1e-6)
+    assert st["energy_rate"] == pytest.approx(dT + dU, abs=1e-6)
     assert st["power_residual"] == pytest.approx(st["power"] - st["energy_rate"], abs=1e-15)
     ez = np.array([0.0, 0.0, 1.0])
     for key, xc, ac, wi, ai, q_abs in (("F_leaf1", x_C[0], a_C[0], w[0], a[0], q[0]),
@@ -194,7 +194,7 @@ def test_gravity_part_vanishes_only_with_vertical_hinges():
         values = _random_controls(rng)
         n0 = scene(**{**values, "tilt": 0.0})["numbers"]
         np.testing.assert_allclose(n0["gravity"], 0.0, atol=1e-12)
-        assert abs(n0["dV_dt"]) < 1e-9
+        assert abs(n0["dU_dt"]) < 1e-9
         # with a tilt, G is the gradient of the potential energy of the two COMs
         q = np.deg2rad([values["q1"], values["q2"]])
         g = gravity_in_base(20.0)

@@ -19,8 +19,8 @@ each leaf (gravity excluded, as with the base accelerating at -g), drawn at the 
 lower half of leaf i's Newton-Euler wrench F_i = I_i A_i + V_i x* (I_i V_i), computed with
 ``sb.required_wrench`` at the base origin in base axes; and arcs of the joint torques.  The
 readouts give H, its symmetry and eigenvalues (positive: H is positive definite), and the
-power balance tau^T q̇ = dT/dt + dV/dt with T = 1/2 q̇^T H q̇ and V the potential energy of
-the two COMs, both differentiated along the motion by central differences.
+power balance tau^T q̇ = dT/dt + dU/dt with T = 1/2 q̇^T H q̇ and U the potential energy of
+the two COMs (U, as in chapter 11: V is the twist), both differentiated along the motion by central differences.
 """
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ def leaf_points(q) -> dict:
 
 
 def potential_energy(q, gravity) -> float:
-    """V(q) = -sum m g_b . x_C of the two leaves (J), zero with both COMs at the base origin's level."""
+    """U(q) = -sum m g_b . x_C of the two leaves (J), zero with both COMs at the base origin's level."""
     p = leaf_points(q)
     return float(-MASS * np.dot(gravity, p["C1"] + p["C2"]))
 
@@ -112,14 +112,14 @@ def scene(q2=-90.0, q1=45.0, tilt=10.0, qd1=2.0, qd2=-1.0, qdd1=3.0, qdd2=0.5) -
     # one batched RNEA call: tau = RNEA(q, qd, qdd; g), C_v = RNEA(q, qd, 0; 0), G = RNEA(q, 0, 0; g)
     tau, velocity, gravity = sb.inverse_dynamics(
         BIFOLD, q, [qd, qd, zero], [qdd, zero, zero], gravity=[g, no_gravity, g])
-    # power balance: tau^T qd = dT/dt + dV/dt along q(t) = q + qd t + qdd t^2/2, T = qd^T H qd / 2
+    # power balance: tau^T qd = dT/dt + dU/dt along q(t) = q + qd t + qdd t^2/2, T = qd^T H qd / 2
     h = H_STEP
     q_p, q_m = q + qd * h + 0.5 * qdd * h**2, q - qd * h + 0.5 * qdd * h**2
     qd_p, qd_m = qd + qdd * h, qd - qdd * h
     H, H_p, H_m = sb.mass_matrix(BIFOLD, [q, q_p, q_m])          # one batched CRBA call
     inertial = H @ qdd
     dT = (0.5 * qd_p @ H_p @ qd_p - 0.5 * qd_m @ H_m @ qd_m) / (2 * h)
-    dV = (potential_energy(q_p, g) - potential_energy(q_m, g)) / (2 * h)
+    dU = (potential_energy(q_p, g) - potential_energy(q_m, g)) / (2 * h)
     power = float(tau @ qd)
 
     F1, F2 = leaf_wrenches(q, qd, qdd, g)
@@ -129,8 +129,8 @@ def scene(q2=-90.0, q1=45.0, tilt=10.0, qd1=2.0, qd2=-1.0, qdd1=3.0, qdd2=0.5) -
         "tau": tau, "inertial": inertial, "velocity": velocity, "gravity": gravity,
         "H": H, "asymmetry": float(np.max(np.abs(H - H.T))), "H_eigenvalues": eig,
         "positive_definite": float(eig.min() > 0.0),
-        "power": power, "dT_dt": dT, "dV_dt": dV, "energy_rate": dT + dV,
-        "power_residual": power - (dT + dV),
+        "power": power, "dT_dt": dT, "dU_dt": dU, "energy_rate": dT + dU,
+        "power_residual": power - (dT + dU),
         "velocity_power": float(qd @ velocity),
         "half_qd_Hdot_qd": dT - float(qd @ inertial),      # dT/dt = q̇ᵀH q̈ + ½ q̇ᵀḢ q̇
         "g_base": g, "f_leaf1": F1[3:], "f_leaf2": F2[3:],
@@ -159,7 +159,7 @@ class BifoldDoor(Experiment):
         ("max |H − Hᵀ|", "asymmetry", "kg m²"),
         ("eigenvalues of H", "H_eigenvalues", "kg m²"),
         ("power τᵀq̇", "power", "W"),
-        ("dT/dt + dV/dt", "energy_rate", "W"),
+        ("dT/dt + dU/dt", "energy_rate", "W"),
         ("q̇ᵀC_v (= ½ q̇ᵀḢq̇)", "velocity_power", "W"),
     )
     TOP_VIEW = TopView((0.06, 0.12, 0.42, 0.78), (-1.75, 1.75), (-1.75, 1.75),
