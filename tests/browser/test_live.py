@@ -24,6 +24,7 @@ button (ch02's included); from file:// the buttons are disabled and say live mod
 
 from __future__ import annotations
 
+import contextlib
 import http.server
 import json
 import math
@@ -617,35 +618,48 @@ class _Counting(http.server.SimpleHTTPRequestHandler):
 BIG = re.compile(r"pyodide\.asm\.wasm$|\.whl$|python_stdlib_pyc\.zip$|sb_bytecode\.zip$")
 
 
+def _first_experiment(rel: str) -> str:
+    return re.search(r'data-sb-experiment="([a-z_0-9]+)"', (SITE / rel).read_text()).group(1)
+
+
+@contextlib.contextmanager
+def reader_browser(browser, tmp_path):
+    """A reader's browser on the site: (persistent context, site URL).  A persistent profile
+    has the disk cache a reader's browser has (a routed or incognito context would not cache a
+    10 MB file); no route: routing turns the cache off, so the network is blocked by the
+    resolver instead.  The server (``_Counting``) records every (path, status) it answers."""
+    import functools
+    import threading
+
+    _Counting.log = []
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(_Counting, directory=str(SITE)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    ctx = browser.browser_type.launch_persistent_context(
+        str(tmp_path / "profile"), executable_path=str(ensure_browser.ensure()), headless=True,
+        args=CHROMIUM_ARGS + ["--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"],
+        viewport={"width": 1280, "height": 900}, service_workers="block")
+    try:
+        yield ctx, f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        ctx.close()
+        server.shutdown()
+        server.server_close()
+
+
 def test_second_page_starts_from_the_http_cache(browser, tmp_path):
     """In one browser profile (disk cache, as a reader's): start live on one chapter, then
     on another.  The second page gets the interpreter, the standard library and the wheels
     from the browser's HTTP cache: the server sends none of them again (no 200; a 304
     revalidation would be allowed), the bytes the first start downloaded match the hint's
     figure, and the served headers allow caching (no no-store, no query strings)."""
-    import functools
-    import threading
-
     pages = sorted(set(PAGES.values()))
     assert len(pages) >= 2, pages
     first, second = pages[0], pages[1]
-    name1 = re.search(r'data-sb-experiment="([a-z_0-9]+)"', (SITE / first).read_text()).group(1)
-    name2 = re.search(r'data-sb-experiment="([a-z_0-9]+)"', (SITE / second).read_text()).group(1)
-    _Counting.log = []
-    server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(_Counting, directory=str(SITE)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{server.server_address[1]}"
-    # a persistent profile has the disk cache a reader's browser has (a routed or incognito
-    # context would not cache a 10 MB file); no route: routing turns the cache off, so the
-    # network is blocked by the resolver instead and every request is checked below
-    ctx = browser.browser_type.launch_persistent_context(
-        str(tmp_path / "profile"), executable_path=str(ensure_browser.ensure()), headless=True,
-        args=CHROMIUM_ARGS + ["--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"],
-        viewport={"width": 1280, "height": 900}, service_workers="block")
+    name1, name2 = _first_experiment(first), _first_experiment(second)
     seen: list[str] = []
     headers: dict[str, dict] = {}
-    try:
+    with reader_browser(browser, tmp_path) as (ctx, url):
         page = ctx.new_page()
         log = ConsoleLog(page)
         page.on("request", lambda r: seen.append(r.url))
@@ -660,10 +674,6 @@ def test_second_page_starts_from_the_http_cache(browser, tmp_path):
         boot = page.evaluate("() => window.sbLive.bootTimes")
         second_log = list(_Counting.log)
         problems = [f"browser: {e}" for e in log.errors if "favicon.ico" not in e]
-    finally:
-        ctx.close()
-        server.shutdown()
-        server.server_close()
     big_first = [(p, c) for p, c in first_log if BIG.search(p)]
     again = [(p, c) for p, c in second_log if BIG.search(p) and c == 200]
     revalidated = [(p, c) for p, c in second_log if BIG.search(p) and c == 304]
@@ -696,29 +706,16 @@ def test_warm_start_once_live_has_run(browser, tmp_path):
     it has loaded, from the HTTP cache (the server sends no big file again), every bar's hint
     says so, and Run live then uses that worker (no second boot).  "don't start by itself"
     forgets it: the worker stops and the next page loads nothing of live mode again."""
-    import functools
-    import threading
-
     pages = sorted(set(PAGES.values()))
     assert len(pages) >= 3, pages
     first, second, third = pages[0], pages[1], pages[2]
-    name1 = re.search(r'data-sb-experiment="([a-z_0-9]+)"', (SITE / first).read_text()).group(1)
-    name2 = re.search(r'data-sb-experiment="([a-z_0-9]+)"', (SITE / second).read_text()).group(1)
-    _Counting.log = []
-    server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(_Counting, directory=str(SITE)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{server.server_address[1]}"
-    ctx = browser.browser_type.launch_persistent_context(
-        str(tmp_path / "profile"), executable_path=str(ensure_browser.ensure()), headless=True,
-        args=CHROMIUM_ARGS + ["--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"],
-        viewport={"width": 1280, "height": 900}, service_workers="block")
+    name1, name2 = _first_experiment(first), _first_experiment(second)
     problems: list[str] = []
 
     def live_requests(log):
         return [p for p, _ in log if "/_pyodide/" in p or "/_live/" in p]
 
-    try:
+    with reader_browser(browser, tmp_path) as (ctx, url):
         page = ctx.new_page()
         log = ConsoleLog(page)
         # 1. never ran live: nothing of it, even after a while
@@ -766,9 +763,5 @@ def test_warm_start_once_live_has_run(browser, tmp_path):
         if live_requests(_Counting.log):
             problems.append(f"after turning it off, a page still got live files: {live_requests(_Counting.log)}")
         problems += [f"browser: {e}" for e in log.errors if "favicon.ico" not in e]
-    finally:
-        ctx.close()
-        server.shutdown()
-        server.server_close()
     print(f"\nwarm start ({second}): first live frame {warm_ms:.0f} ms after the click")
     assert not problems, "\n  ".join(problems)
