@@ -26,9 +26,12 @@ class JupyterView:
     def __init__(self, exp: "Experiment") -> None:
         self.exp = exp
         w, h = exp.canvas.get_width_height()
-        # the plot shrinks (aspect kept) to leave room for the readouts on narrow notebooks
+        # the plot shrinks (aspect kept) to leave room for the readouts on narrow notebooks,
+        # down to its least width (text 12 CSS px), or to the output area's width when that is
+        # narrower (a small window with the file browser open): never clipped
         self.image = W.Image(format="png", layout=W.Layout(
-            width="100%", max_width=f"{w}px", min_width=f"{math.ceil(w * WIDE_MIN_SCALE)}px",
+            width="100%", max_width=f"{w}px",
+            min_width=f"min({math.ceil(w * WIDE_MIN_SCALE)}px, 100%)",
             height="auto", flex="1 1 0%", object_fit="contain"))
         # no ``tooltip`` on the Image: the JupyterLab widget manager 8.1 fails to create an
         # ImageView that has one (TypeError in updateTooltip); the HTML panel carries the text

@@ -162,3 +162,17 @@ def test_live_experiment_in_jupyterlab(lab, page):
           f"median {median:.0f} ms over {len(latencies)} moves "
           f"(min {min(latencies):.0f}, max {max(latencies):.0f} ms)")
     assert median < 2000, f"live plot too slow: median {median:.0f} ms"
+
+    # a small window with the file browser open (JupyterLab's default): the output area is
+    # narrower than the plot's least width; the plot must fit it, not be cut off at the right
+    page.set_viewport_size({"width": 1024, "height": 800})
+    page.wait_for_timeout(1000)
+    img.scroll_into_view_if_needed()
+    fit = img.evaluate("""el => {
+        const area = el.closest('.jp-OutputArea-output').getBoundingClientRect();
+        const r = el.getBoundingClientRect();
+        return {area: Math.round(area.width), left: r.left - area.left, right: r.right - area.right,
+                width: Math.round(r.width)};
+    }""")
+    print(f"JupyterLab at 1024 px: output area {fit['area']} px, plot {fit['width']} px")
+    assert fit["right"] <= 1 and fit["left"] >= -1, f"the plot is cut off by its output area: {fit}"
