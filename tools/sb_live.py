@@ -82,6 +82,95 @@ def move_narrow_frames(body: str, outdir: Path, pathto) -> str:
     return _NARROW_LIST.sub(move, body)
 
 
+# Each player's frames again at twice the pixel density (issue 20: sharp on a 2x screen, a 1x
+# reader's page no heavier): drawn at build time by widgets.players.dense_frames from what the
+# player records (its experiment, data-sb-settings, data-sb-control and the values it shows),
+# written beside the phone frames (named by content) and listed in the player as
+# {"base": folder, "wide": [names], "narrow": [names]}; the player's script asks for them only
+# where devicePixelRatio >= 1.5 (widgets/static_html.py).
+DENSE_SCALE = 2.0
+_VALUES = re.compile(r"var values = (\[.*?\]);")
+_SETTINGS = re.compile(r"data-sb-settings='([^']*)'|data-sb-settings=\"([^\"]*)\"")
+_CONTROL = re.compile(r'data-sb-control="([^"]*)"')
+
+
+def player_values(cls, control: str, texts: list[str]) -> list:
+    """The values of ``control`` a player's frames show, from the texts beside its slider
+    (``static_html._fmt``, 4 digits): a choice control's options by index; a slider's
+    ``sweep(len(texts))`` when it prints the same texts (the players' default sweeps, whose
+    values 4 digits may round), else the numbers as printed."""
+    sys.path.insert(0, str(ROOT))
+    from widgets.controls import Choice
+    from widgets.static_html import _fmt
+
+    specs = {c.name: c for c in cls.CONTROLS}
+    if control not in specs:
+        raise ValueError(f"sb_live: {cls.__name__} has no control {control!r}")
+    spec = specs[control]
+    if isinstance(spec, Choice):
+        return [spec.options[int(float(t))] for t in texts]
+    sweep = spec.sweep(len(texts))
+    if [_fmt(v) for v in sweep] == list(texts):
+        return sweep
+    return [float(t) for t in texts]
+
+
+def add_dense_frames(body: str, outdir: Path, pathto, players: dict, stats: dict | None = None,
+                     scale: float = DENSE_SCALE) -> str:
+    """Give every frame player of ``players`` (id -> experiment class) its frames drawn at
+    ``scale`` times the density, wide and (if it has them) narrow, as files of
+    ``outdir/_sb_frames/`` listed in a ``<script class="sb-2x-frames">`` (see above).
+    ``stats`` (optional) counts the frames and bytes written."""
+    import hashlib
+    import json
+    import time
+
+    from widgets.players import dense_frames
+
+    folder = Path(outdir) / "_sb_frames"
+    starts = [(m.start(), m.end(), m.group(1)) for m in _PLAYER.finditer(body)]
+    out, last = [], 0
+    for k, (start, end, uid) in enumerate(starts):
+        cls = players.get(uid)
+        if cls is None:
+            continue
+        tag = body[start:end]
+        markup = body[end:starts[k + 1][0] if k + 1 < len(starts) else len(body)]
+        values_m, control_m, settings_m = _VALUES.search(markup), _CONTROL.search(tag), \
+            _SETTINGS.search(tag)
+        if not (values_m and control_m and settings_m):
+            continue                     # a player that does not say how it was drawn
+        control = html.unescape(control_m.group(1))
+        settings = json.loads(html.unescape(settings_m.group(1) or settings_m.group(2)))
+        values = player_values(cls, control, json.loads(values_m.group(1)))
+        t0 = time.perf_counter()
+        lists = {}
+        for layout in ("wide", "narrow"):
+            if layout == "narrow" and "sb-narrow-frames" not in markup:
+                continue
+            names = []
+            for png in dense_frames(cls, settings, control, values, layout == "narrow", scale):
+                digest = hashlib.sha1(png).hexdigest()[:20]
+                target = folder / f"{digest}.png"
+                if not target.is_file():
+                    folder.mkdir(parents=True, exist_ok=True)
+                    target.write_bytes(png)
+                    if stats is not None:
+                        stats["bytes"] = stats.get("bytes", 0) + len(png)
+                names.append(digest)
+            lists[layout] = names
+        if stats is not None:
+            stats["frames"] = stats.get("frames", 0) + sum(map(len, lists.values()))
+            stats["seconds"] = stats.get("seconds", 0.0) + time.perf_counter() - t0
+        link = pathto(f"_sb_frames/{lists['wide'][0]}.png", 1)
+        listed = {"base": link[:-len(lists["wide"][0] + ".png")], **lists}
+        out += [body[last:end], '<script type="application/json" class="sb-2x-frames">',
+                json.dumps(listed, separators=(",", ":")).replace("</", "<\\/"), "</script>"]
+        last = end
+    out.append(body[last:])
+    return "".join(out)
+
+
 def _alt_names() -> dict[str, str]:
     """Escaped alt text of each registered experiment's pictures -> registry name."""
     sys.path.insert(0, str(ROOT))
@@ -304,6 +393,7 @@ def _config_inited(app, config) -> None:
     app.sb_live_names = _alt_names()
     app.sb_live_settings = _settings_names()
     app.sb_live_mb = first_start_bytes(staging) / 1e6
+    app.sb_dense_stats = {}
     extra = list(config.html_extra_path or [])
     if str(staging) not in extra:
         extra.append(str(staging))
@@ -354,6 +444,7 @@ def _page_context(app, pagename, templatename, context, doctree) -> None:
     names = app.sb_live_names
     problem = getattr(app, "env_sb_live_problem", None)
     src = context["pathto"]("_live/sb_live.js", 1)
+    found: dict[str, str] = {}           # player id -> experiment name
 
     def add(m: re.Match) -> str:
         uid = m.group(1)
@@ -368,13 +459,27 @@ def _page_context(app, pagename, templatename, context, doctree) -> None:
                 name = app.sb_live_settings.get(frozenset(json.loads(raw)))
         if name is None:
             return m.group(0)
+        found[uid] = name
         return m.group(0) + "\n" + (_NOTE if problem else _button(name, uid, src, app.sb_live_mb))
 
     body = _PLAYER.sub(add, body)
+    from widgets import EXPERIMENTS
+
+    body = add_dense_frames(body, Path(app.outdir), context["pathto"],
+                            {uid: EXPERIMENTS[name] for uid, name in found.items()},
+                            app.sb_dense_stats)
     context["body"] = move_narrow_frames(body, Path(app.outdir), context["pathto"])
+
+
+def _build_finished(app, exception) -> None:
+    stats = getattr(app, "sb_dense_stats", {})
+    if exception is None and stats.get("frames"):
+        print(f"sb_live: {stats['frames']} frames drawn at {DENSE_SCALE:g}x in "
+              f"{stats['seconds']:.1f} s, {stats.get('bytes', 0) / 1e6:.1f} MB written")
 
 
 def setup(app):
     app.connect("config-inited", _config_inited)
     app.connect("html-page-context", _page_context)
+    app.connect("build-finished", _build_finished)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
