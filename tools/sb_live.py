@@ -16,7 +16,17 @@ the site's root):
 
 At ``html-page-context`` it adds, to every frame player that shows a registered experiment
 (recognised by its picture's alt text, ``Experiment.alt``), a "Run live" button, and moves
-the players' phone-layout frames into files (``move_narrow_frames``).  A player whose pictures
+the players' phone-layout frames into files (``move_narrow_frames``).  It also draws every
+recognised player's frames again at twice the pixel density, both layouts, from what the
+player records (experiment, ``data-sb-settings``, ``data-sb-control``, the values beside its
+slider; ``widgets.players.dense_frames``), writes them beside the phone frames (named by
+content) and lists them in the player (``<script class="sb-2x-frames">``, a few bytes a
+frame); the player's script shows them (``srcset`` "2x", same CSS size) only where
+``devicePixelRatio >= 1.5``, so a 1x reader fetches none (``add_dense_frames``).  They cost
+about 35 s of CPU for the book's 544; a cache kept between builds
+(``book/_build/.sb_dense_cache``, keyed by the player and the source of ``widgets`` and
+``spatialbook``, pruned to what the last build used) makes a rebuild with unchanged code
+nearly free.  A player whose pictures
 have their own alt text (ch02's probe sweep) is recognised by the control names of its
 ``data-sb-settings``.  The button carries only a few attributes, an inline click handler (it
 shows the progress bar at once) and a hidden progress bar: before the click the page loads
@@ -31,6 +41,7 @@ work as before.
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 import shutil
@@ -115,18 +126,46 @@ def player_values(cls, control: str, texts: list[str]) -> list:
     return [float(t) for t in texts]
 
 
+@functools.lru_cache(maxsize=None)
+def dense_code_key() -> str:
+    """What a 2x frame depends on besides its player: the source of the packages that draw it
+    (``widgets``, ``spatialbook``), matplotlib's, numpy's and Python's versions and the PNG
+    level (the cache's key; see ``add_dense_frames``)."""
+    import hashlib
+    import platform
+
+    import matplotlib
+    import numpy
+
+    from widgets.players import DENSE_COMPRESS_LEVEL
+
+    h = hashlib.sha1()
+    for pkg in PACKAGES:
+        for path in sorted((ROOT / pkg).rglob("*.py")):
+            h.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + path.read_bytes())
+    h.update(repr((matplotlib.__version__, numpy.__version__, platform.python_version(),
+                   DENSE_COMPRESS_LEVEL)).encode())
+    return h.hexdigest()
+
+
 def add_dense_frames(body: str, outdir: Path, pathto, players: dict, stats: dict | None = None,
-                     scale: float = DENSE_SCALE) -> str:
+                     cache: Path | None = None, scale: float = DENSE_SCALE) -> str:
     """Give every frame player of ``players`` (id -> experiment class) its frames drawn at
     ``scale`` times the density, wide and (if it has them) narrow, as files of
     ``outdir/_sb_frames/`` listed in a ``<script class="sb-2x-frames">`` (see above).
-    ``stats`` (optional) counts the frames and bytes written."""
+
+    ``cache`` (a folder kept between builds): frames drawn by an earlier build from the same
+    inputs (player: experiment, settings, control, values, layout; code: ``dense_code_key``)
+    are linked from there instead of drawn again.  ``stats`` (optional) counts the frames
+    drawn and linked, the seconds spent and the bytes written, and collects the cache entries
+    used (``prune_dense_cache`` removes the others)."""
     import hashlib
     import json
     import time
 
     from widgets.players import dense_frames
 
+    stats = {} if stats is None else stats
     folder = Path(outdir) / "_sb_frames"
     starts = [(m.start(), m.end(), m.group(1)) for m in _PLAYER.finditer(body)]
     out, last = [], 0
@@ -148,20 +187,29 @@ def add_dense_frames(body: str, outdir: Path, pathto, players: dict, stats: dict
         for layout in ("wide", "narrow"):
             if layout == "narrow" and "sb-narrow-frames" not in markup:
                 continue
-            names = []
-            for png in dense_frames(cls, settings, control, values, layout == "narrow", scale):
-                digest = hashlib.sha1(png).hexdigest()[:20]
-                target = folder / f"{digest}.png"
-                if not target.is_file():
-                    folder.mkdir(parents=True, exist_ok=True)
-                    target.write_bytes(png)
-                    if stats is not None:
+            key = hashlib.sha1(json.dumps([dense_code_key(), cls.__module__, cls.__name__,
+                                           settings, control, repr(values), layout, scale],
+                                          sort_keys=True).encode()).hexdigest()
+            names = _cached(cache, key, folder, stats)
+            if names is None:
+                names = []
+                for png in dense_frames(cls, settings, control, values, layout == "narrow", scale):
+                    digest = hashlib.sha1(png).hexdigest()[:20]
+                    target = folder / f"{digest}.png"
+                    if not target.is_file():
+                        folder.mkdir(parents=True, exist_ok=True)
+                        target.write_bytes(png)
                         stats["bytes"] = stats.get("bytes", 0) + len(png)
-                names.append(digest)
+                    if cache is not None and not (cache / target.name).is_file():
+                        cache.mkdir(parents=True, exist_ok=True)
+                        _link(target, cache / target.name)
+                    names.append(digest)
+                stats["drawn"] = stats.get("drawn", 0) + len(names)
+                if cache is not None:
+                    (cache / f"{key}.txt").write_text("\n".join(names) + "\n")
+                    stats.setdefault("used", set()).update([f"{key}.txt", *(f"{n}.png" for n in names)])
             lists[layout] = names
-        if stats is not None:
-            stats["frames"] = stats.get("frames", 0) + sum(map(len, lists.values()))
-            stats["seconds"] = stats.get("seconds", 0.0) + time.perf_counter() - t0
+        stats["seconds"] = stats.get("seconds", 0.0) + time.perf_counter() - t0
         link = pathto(f"_sb_frames/{lists['wide'][0]}.png", 1)
         listed = {"base": link[:-len(lists["wide"][0] + ".png")], **lists}
         out += [body[last:end], '<script type="application/json" class="sb-2x-frames">',
@@ -169,6 +217,46 @@ def add_dense_frames(body: str, outdir: Path, pathto, players: dict, stats: dict
         last = end
     out.append(body[last:])
     return "".join(out)
+
+
+def _cached(cache: Path | None, key: str, folder: Path, stats: dict) -> list[str] | None:
+    """The frame names of cache entry ``key``, linked (or copied) into ``folder``; None when
+    the entry or one of its frames is missing."""
+    entry = cache / f"{key}.txt" if cache is not None else None
+    if entry is None or not entry.is_file():
+        return None
+    names = entry.read_text().split()
+    if not names or not all((cache / f"{n}.png").is_file() for n in names):
+        return None
+    folder.mkdir(parents=True, exist_ok=True)
+    for n in names:
+        target = folder / f"{n}.png"
+        if not target.is_file():
+            _link(cache / f"{n}.png", target)
+            stats["bytes"] = stats.get("bytes", 0) + target.stat().st_size
+    stats["linked"] = stats.get("linked", 0) + len(names)
+    stats.setdefault("used", set()).update([entry.name, *(f"{n}.png" for n in names)])
+    return names
+
+
+def _link(source: Path, target: Path) -> None:
+    """A hard link (no copy: the site and the cache share the file), else a copy."""
+    import os
+
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copyfile(source, target)
+
+
+def prune_dense_cache(cache: Path, used: set[str]) -> int:
+    """Remove the cache's files that this build did not use (older code's frames); their count."""
+    gone = 0
+    for path in cache.glob("*"):
+        if path.name not in used and path.suffix in (".txt", ".png"):
+            path.unlink()
+            gone += 1
+    return gone
 
 
 def _alt_names() -> dict[str, str]:
@@ -467,15 +555,24 @@ def _page_context(app, pagename, templatename, context, doctree) -> None:
 
     body = add_dense_frames(body, Path(app.outdir), context["pathto"],
                             {uid: EXPERIMENTS[name] for uid, name in found.items()},
-                            app.sb_dense_stats)
+                            app.sb_dense_stats, dense_cache(app))
     context["body"] = move_narrow_frames(body, Path(app.outdir), context["pathto"])
+
+
+def dense_cache(app) -> Path:
+    """The 2x frames' cache, kept between builds: ``<outdir>/../.sb_dense_cache``
+    (``book/_build/.sb_dense_cache``; a fresh build removes only ``html`` and ``.doctrees``)."""
+    return Path(app.outdir).resolve().parent / ".sb_dense_cache"
 
 
 def _build_finished(app, exception) -> None:
     stats = getattr(app, "sb_dense_stats", {})
-    if exception is None and stats.get("frames"):
-        print(f"sb_live: {stats['frames']} frames drawn at {DENSE_SCALE:g}x in "
-              f"{stats['seconds']:.1f} s, {stats.get('bytes', 0) / 1e6:.1f} MB written")
+    if exception is not None or not (stats.get("drawn") or stats.get("linked")):
+        return
+    pruned = prune_dense_cache(dense_cache(app), stats.get("used", set()))
+    print(f"sb_live: 2x frames: {stats.get('drawn', 0)} drawn, {stats.get('linked', 0)} from "
+          f"the cache ({pruned} stale files removed) in {stats['seconds']:.1f} s, "
+          f"{stats.get('bytes', 0) / 1e6:.1f} MB")
 
 
 def setup(app):

@@ -83,20 +83,24 @@ def dense_frames(cls: type, settings: dict, control: str, values: Sequence,
     """A frame player's frames drawn again at ``scale`` times the pixel density: the same
     figure (inches, layout, points) at ``scale`` times the experiment's dpi, one PNG per value
     of ``control``, every other control at ``settings`` (the player's ``data-sb-settings``);
-    ``narrow``: the phone layout.  One experiment draws the whole sweep (blitted), as live
-    mode draws a 2x screen's figure (``widgets/live.py``).  The static book's 2x frames
-    (tools/sb_live.py ``add_dense_frames``)."""
+    ``narrow``: the phone layout.  One experiment draws the whole sweep (blitted), made and
+    first drawn at 1x, then at ``scale`` times its dpi: what live mode shows a 2x screen for
+    the same values (``widgets/live.py``; the phone layout's first 1x picture decides how far
+    a panel is narrowed, as for the 1x frames).  The static book's 2x frames (tools/sb_live.py
+    ``add_dense_frames``)."""
     from .blit import encode_png
 
     if not isinstance(settings, dict):
         raise ValueError(f"dense_frames: settings must be a dict of control values, got {settings!r}")
+    if control not in {c.name for c in cls.CONTROLS}:
+        raise ValueError(f"dense_frames: control must be one of {cls.__name__}'s controls "
+                         f"{[c.name for c in cls.CONTROLS]}, got {control!r}")
     scale = float(scale)
     if not 1.0 <= scale <= 4.0:
         raise ValueError(f"dense_frames: scale must be between 1 and 4, got {scale!r}")
     exp = cls(narrow=bool(narrow), **settings)
     try:
-        exp._control(control)
-        if scale != 1.0:              # same layout (figure fractions, points), more pixels
+        if scale != 1.0:
             exp.figure.set_dpi(exp.dpi * scale)
             exp.invalidate()
         out = []
