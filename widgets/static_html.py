@@ -70,6 +70,10 @@ def _js_string_list(items: Sequence[str]) -> str:
     return json.dumps(list(items), ensure_ascii=True).replace("</", "<\\/")
 
 
+# The 2x frames: files the book's build lists in the player (tools/sb_live.py); only a screen
+# of devicePixelRatio >= 1.5 asks for them, through a srcset "2x" (the picture keeps its CSS
+# size, and the browser fetches the srcset's picture instead of the src's; a 1x screen never
+# fetches one).
 _PLAYER_JS = """
 (function () {
   var root = document.getElementById(%(id)s);
@@ -97,9 +101,7 @@ _PLAYER_JS = """
     var room = root.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
     return narrowFrames.length === frames.length && root.clientWidth > 0 && room < least * wide;
   }
-  // the same frames drawn at twice the pixel density, files listed by the book's build
-  // (tools/sb_live.py): only a screen of devicePixelRatio >= 1.5 asks for them, through a
-  // srcset "2x" (the picture keeps its CSS size; a 1x screen never fetches one)
+  // 2x frames (listed by the book's build): only where devicePixelRatio >= 1.5
   var dense = root.querySelector("script.sb-2x-frames");
   dense = dense ? JSON.parse(dense.textContent) : null;
   function denseSrc(n, i) {
