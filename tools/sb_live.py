@@ -16,23 +16,24 @@ the site's root):
 
 At ``html-page-context`` it adds, to every frame player that shows a registered experiment
 (recognised by its picture's alt text, ``Experiment.alt``), a "Run live" button, and moves
-the players' phone-layout frames into files (``move_narrow_frames``).  It also draws every
-recognised player's frames again at twice the pixel density, both layouts, from what the
-player records (experiment, ``data-sb-settings``, ``data-sb-control``, the values beside its
-slider; ``widgets.players.dense_frames``), writes them beside the phone frames (named by
-content) and lists them in the player (``<script class="sb-2x-frames">``, a few bytes a
-frame); the player's script shows them (``srcset`` "2x", same CSS size) only where
-``devicePixelRatio >= 1.5``, so a 1x reader fetches none (``add_dense_frames``).  They cost
-about 35 s of CPU for the book's 544; a cache kept between builds
-(``book/_build/.sb_dense_cache``, keyed by the player and the source of ``widgets`` and
-``spatialbook``, pruned to what the last build used) makes a rebuild with unchanged code
-nearly free.  A player whose pictures
+the players' phone-layout frames into files (``move_narrow_frames``).  A player whose pictures
 have their own alt text (ch02's probe sweep) is recognised by the control names of its
 ``data-sb-settings``.  The button carries only a few attributes, an inline click handler (it
 shows the progress bar at once) and a hidden progress bar: before the click the page loads
 nothing new.  The first click loads the adapter, which starts Pyodide in a Web Worker (once
 per page, shared by the page's experiments); the files come from the browser's HTTP cache on
 the next page (plain URLs, no query strings).  The stored notebook outputs are not touched.
+
+2x frames (``add_dense_frames``): every recognised player's frames are drawn again at twice
+the pixel density, both layouts, from what the player records (its experiment,
+``data-sb-settings``, ``data-sb-control``, the values beside its slider;
+``widgets.players.dense_frames``), written beside the phone frames (named by content) and
+listed in the player (``<script class="sb-2x-frames">``, a few bytes a frame).  The player's
+script shows them (``srcset`` "2x", same CSS size) only where ``devicePixelRatio >= 1.5``: a
+1x reader fetches none.  Drawing the book's 544 took 28-37 s on the 2-core test machine (56 MB
+of PNG at zlib level 1); a cache kept between builds (``book/_build/.sb_dense_cache``, keyed
+by the player and the source of ``widgets`` and ``spatialbook``, pruned to what the last
+build used) makes a rebuild with unchanged code nearly free.
 
 When the distribution cannot be fetched (no network, no cache), the book still builds: every
 player gets a short note saying that live mode is not available in this build, and the frames
