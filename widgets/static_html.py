@@ -70,6 +70,10 @@ def _js_string_list(items: Sequence[str]) -> str:
     return json.dumps(list(items), ensure_ascii=True).replace("</", "<\\/")
 
 
+# The 2x frames: files the book's build lists in the player (tools/sb_live.py); only a screen
+# of devicePixelRatio >= 1.5 asks for them, through a srcset "2x" (the picture keeps its CSS
+# size, and the browser fetches the srcset's picture instead of the src's; a 1x screen never
+# fetches one).
 _PLAYER_JS = """
 (function () {
   var root = document.getElementById(%(id)s);
@@ -97,10 +101,21 @@ _PLAYER_JS = """
     var room = root.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
     return narrowFrames.length === frames.length && root.clientWidth > 0 && room < least * wide;
   }
+  // 2x frames (listed by the book's build): only where devicePixelRatio >= 1.5
+  var dense = root.querySelector("script.sb-2x-frames");
+  dense = dense ? JSON.parse(dense.textContent) : null;
+  function denseSrc(n, i) {
+    var list = dense && (window.devicePixelRatio || 1) >= 1.5 ? dense[n ? "narrow" : "wide"] : null;
+    return list && list.length === frames.length ? dense.base + list[i] + ".png 2x" : "";
+  }
   function show(i) {
     i = Math.max(0, Math.min(frames.length - 1, parseInt(i, 10) || 0));
     var n = narrow();
     var src = n ? narrowFrames[i] : frames[i];
+    var hi = denseSrc(n, i);
+    if ((img.getAttribute("srcset") || "") !== hi) {
+      if (hi) { img.setAttribute("srcset", hi); } else { img.removeAttribute("srcset"); }
+    }
     if (img.getAttribute("src") !== src) { img.src = src; }
     img.setAttribute("data-frame", String(i));
     img.setAttribute("data-sb-layout", n ? "narrow" : "wide");
@@ -148,7 +163,10 @@ def frame_player(frames: list[bytes], values: list[float], label: str,
         the player's content box is narrower than ``min_scale`` times the wide frames' width
         (below that the wide frames would shrink their smallest text under 12 CSS px).  Kept
         in a JSON ``<script>`` that the book's build moves into files fetched only on such
-        screens (tools/sb_live.py).
+        screens (tools/sb_live.py).  The build also draws both layouts again at twice the
+        pixel density and lists those files in a ``<script class="sb-2x-frames">``
+        (``{"base": folder, "wide": [names], "narrow": [names]}``): the player shows them
+        (``srcset`` "2x", same CSS size) only where ``devicePixelRatio >= 1.5``.
     settings : dict, optional
         The values of every control of the experiment the frames were drawn with (JSON-able);
         live mode starts from them (``data-sb-settings``).

@@ -6,8 +6,13 @@ non-loopback request (see conftest), the math is typeset by the site's own MathJ
 (naturalWidth > 0).  Every static experiment (frame player) changes its picture, value and
 readout when its slider is moved with the keyboard, and its wide frames are shown at
 least ``WIDE_MIN_SCALE`` of their size (1:1 at 1280 px: figure text >= 12 CSS px); every answer
-box says right and wrong.
+box says right and wrong; this 1x screen fetches none of the players' 2x frames.
 Then an axe audit of every page: no serious or critical violation.  One page load per page.
+
+Issue 20, 2x frames: every player lists a 2x frame (twice the 1x size) for each frame of both
+layouts; ch07's players on a 2x screen (1280-px desktop and 390-px phone) show, at every step,
+the 2x file of the layout shown at the 1x frame's CSS size, and on a 1x screen the 1x frame,
+no 2x file fetched; one player's 2x files equal a fresh drawing (a stale build fails).
 
     .venv/bin/python -m pytest tests/browser/test_static_site.py -q
 """
@@ -15,6 +20,10 @@ Then an axe audit of every page: no serious or critical violation.  One page loa
 from __future__ import annotations
 
 import hashlib
+import html
+import json
+import re
+import struct
 
 import pytest
 
@@ -173,9 +182,16 @@ def check_axe(page) -> list[str]:
 @pytest.mark.parametrize("rel", PAGES, ids=_ids(PAGES))
 def test_page(page, site_url, rel):
     """One load per page: rendering, static experiments, answer boxes, then the axe audit."""
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
     load(page, site_url, rel)
     problems = check_rendering(page, rel)
     problems += check_frame_players(page)
+    # this 1x screen asked for no 2x frame, though every player was stepped
+    dense = {n for lists in dense_lists(SITE / rel) for k in ("wide", "narrow")
+             for n in lists.get(k, [])}
+    problems += [f"a 1x screen fetched a 2x frame: {u}" for u in requests
+                 if u.rsplit("/", 1)[-1].removesuffix(".png") in dense]
     problems += check_answer_boxes(page)
     problems += [f"browser: {e}" for e in page.console_log.errors]
     page.evaluate("() => window.scrollTo(0, 0)")
@@ -187,3 +203,151 @@ def test_every_chapter_page_has_a_working_static_experiment():
     chapters = [p for p in PAGES if p.startswith("chapters/")]
     with_player = [p for p in chapters if "sb-frame-player" in (SITE / p).read_text(encoding="utf-8")]
     assert with_player, "no chapter page has a static experiment (frame player)"
+
+
+# ------------------------------------------------------------------ issue 20: 2x frames
+
+_DENSE = re.compile(r'<script type="application/json" class="sb-2x-frames">(.*?)</script>', re.S)
+_PLAYER = re.compile(r'<div class="sb-frame-player" id="(sb-fp-[0-9a-f]{12})"([^>]*)>')
+
+
+def dense_lists(path) -> list[dict]:
+    """The 2x frame lists of a built page's players, in order."""
+    return [json.loads(m) for m in _DENSE.findall(path.read_text(encoding="utf-8"))]
+
+
+def _png_size(path) -> tuple[int, int]:
+    return struct.unpack(">II", path.read_bytes()[16:24])
+
+
+def test_every_player_lists_its_2x_frames():
+    """Every frame player of the book (each has a Run live button, so the build knows its
+    experiment) lists 2x frames for both layouts, one per frame, files twice the 1x size."""
+    problems, count = [], 0
+    for path in sorted(SITE.glob("chapters/*.html")):
+        text = path.read_text(encoding="utf-8")
+        players = _PLAYER.findall(text)
+        lists = dense_lists(path)
+        if len(lists) != len(players):
+            problems.append(f"{path.name}: {len(players)} players, {len(lists)} 2x lists")
+            continue
+        for (uid, _), listed in zip(players, lists):
+            n = len(json.loads(re.search(rf'id="{uid}-img".*?var values = (\[.*?\]);', text,
+                                         re.S).group(1)))
+            narrow1x = json.loads(re.search(rf'id="{uid}".*?class="sb-narrow-frames">(\[.*?\])<',
+                                            text, re.S).group(1))
+            for layout, one in (("wide", (660, None)), ("narrow", _png_size(
+                    (path.parent / narrow1x[0]).resolve()))):
+                names = listed.get(layout, [])
+                if len(names) != n:
+                    problems.append(f"{path.name} {uid} {layout}: {len(names)} 2x frames for {n}")
+                    continue
+                for name in names:
+                    w, h = _png_size(SITE / "_sb_frames" / f"{name}.png")
+                    count += 1
+                    if w != 2 * one[0] or (one[1] is not None and h != 2 * one[1]):
+                        problems.append(f"{path.name} {uid} {layout}: {name} is {w}x{h}, "
+                                        f"the 1x frame {one}")
+    assert count and not problems, "\n  ".join(problems)
+
+
+def test_the_built_2x_frames_are_a_fresh_drawing():
+    """One player of the built book (ch07's probe-path choice: a choice control, three frames):
+    its 2x files equal the experiment drawn now at twice the dpi for the player's settings and
+    values, both layouts; a stale or mismatched 2x frame fails here."""
+    import io
+    import sys
+
+    import numpy as np
+    from PIL import Image
+
+    sys.path.insert(0, str(SITE.parents[2] / "tools"))
+    import sb_live
+    from widgets import EXPERIMENTS
+    from widgets.players import dense_frames
+
+    path = next(SITE.glob("chapters/ch07_*.html"))
+    text = path.read_text(encoding="utf-8")
+    found = None
+    for (uid, attrs), listed in zip(_PLAYER.findall(text), dense_lists(path)):
+        if 'data-sb-control="path"' in attrs:
+            found = uid, attrs, listed
+    assert found, "ch07's probe-path player is gone: choose another player for this test"
+    uid, attrs, listed = found
+    settings = json.loads(html.unescape(re.search(r'data-sb-settings="([^"]*)"', attrs).group(1)))
+    texts = json.loads(re.search(rf'id="{uid}-img".*?var values = (\[.*?\]);', text, re.S).group(1))
+    cls = EXPERIMENTS["probes"]
+    values = sb_live.player_values(cls, "path", texts)
+    for layout in ("wide", "narrow"):
+        fresh = dense_frames(cls, settings, "path", values, layout == "narrow")
+        for name, png in zip(listed[layout], fresh):
+            built = np.asarray(Image.open(SITE / "_sb_frames" / f"{name}.png").convert("RGB"))
+            assert np.array_equal(built, np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))), \
+                f"{layout} 2x frame {name} differs from a fresh drawing"
+
+
+JS_SHOWN = """(root) => { const img = root.querySelector('img.sb-frame'); const r = img.getBoundingClientRect();
+  return new Promise((done) => { const probe = new Image();
+    probe.onload = () => done({src: img.currentSrc.slice(-60), srcset: img.getAttribute('srcset'),
+      frame: img.getAttribute('data-frame'), layout: img.getAttribute('data-sb-layout'),
+      css: r.width, cssHeight: r.height, natural: img.naturalWidth, file: probe.naturalWidth});
+    probe.src = img.currentSrc; }); }"""
+
+
+@pytest.mark.parametrize("scale", [1, 2])
+@pytest.mark.parametrize("width", [1280, 390], ids=["desktop", "phone"])
+def test_2x_frames_only_on_2x_screens(browser, site_url, scale, width):
+    """ch07 (a slider's player and a choice's): on a 2x screen (desktop and phone) every frame
+    the player steps to is its 2x file (the file twice as wide as the picture's CSS width, of
+    the layout shown), at the same CSS size as on a 1x screen; a 1x screen fetches no 2x file."""
+    from browser_support import ConsoleLog, NetworkGuard
+
+    path = next(SITE.glob("chapters/ch07_*.html"))
+    lists = dense_lists(path)
+    dense = {n for listed in lists for k in ("wide", "narrow") for n in listed[k]}
+    guard = NetworkGuard()
+    ctx = browser.new_context(viewport={"width": width, "height": 900}, device_scale_factor=scale,
+                              service_workers="block")
+    ctx.route("**/*", guard.route)
+    page = ctx.new_page()
+    log = ConsoleLog(page)
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
+    problems = []
+    css = {"wide": 660, "narrow": 330}
+    try:
+        page.goto(f"{site_url}/{path.relative_to(SITE).as_posix()}", wait_until="load")
+        players = page.locator(".sb-frame-player")
+        assert players.count() == len(lists) >= 2
+        layout = "wide" if width == 1280 else "narrow"
+        for i in range(players.count()):
+            player = players.nth(i)
+            player.scroll_into_view_if_needed()
+            rng = player.locator("input[type=range]")
+            rng.focus()
+            page.keyboard.press("Home")
+            for step in range(3):
+                if step:
+                    page.keyboard.press("ArrowRight")
+                got = player.evaluate(JS_SHOWN)
+                k = int(got["frame"])
+                if got["layout"] != layout or abs(got["css"] - css[layout]) > 0.5:
+                    problems.append(f"player {i} frame {k}: {got} (expected {layout}, "
+                                    f"{css[layout]} CSS px)")
+                if scale == 2:
+                    want = lists[i][layout][k]
+                    if not got["src"].endswith(f"/_sb_frames/{want}.png") or \
+                            got["file"] != 2 * got["css"] or got["natural"] != css[layout]:
+                        problems.append(f"player {i} frame {k}: not its 2x frame {want}: {got}")
+                elif got["srcset"] or got["file"] != got["css"]:
+                    problems.append(f"player {i} frame {k}: 1x screen, not the 1x frame: {got}")
+        fetched = [u for u in requests if u.rsplit("/", 1)[-1].removesuffix(".png") in dense]
+        if scale == 1 and fetched:
+            problems.append(f"a 1x screen fetched 2x frames: {fetched}")
+        if scale == 2 and not fetched:
+            problems.append("a 2x screen fetched no 2x frame")
+        problems += [f"browser: {e}" for e in log.errors]
+    finally:
+        ctx.close()
+    assert not guard.blocked, guard.blocked
+    assert not problems, "\n  ".join(problems)
