@@ -165,6 +165,9 @@ def _plain_option(o: Any) -> Any:
     return o if isinstance(o, (str, bool, int, float)) or o is None else str(o)
 
 
+_MISSING = object()
+
+
 class Live:
     """The page's experiments: one Python object per "Run live" click, shared interpreter."""
 
@@ -197,7 +200,8 @@ class Live:
         self._next += 1
         self._experiments[handle] = exp
         values = json.loads(values_json or "{}")
-        if values:
+        now = {k: _plain_option(v) for k, v in exp.values().items()}
+        if any(now.get(k, _MISSING) != v for k, v in values.items()):   # else drawn already
             self.update(handle, json.dumps(values))
         w, h = exp.canvas.get_width_height()
         return json.dumps({"handle": handle, "title": exp.title, "width": w, "height": h,
