@@ -522,9 +522,11 @@ _FILE_HINT = ("Live mode needs the book served over http (make serve); opened fr
 # The warm start (sb_live.js ``warm``): where live mode has run before in this browser
 # (localStorage), the page's first bar loads the adapter once the page has loaded, and the
 # adapter starts Python in the background (from the browser's cache).  Nothing happens for a
-# reader who never ran live mode, nor with the browser's data saver on.
+# reader who never ran live mode, nor with the browser's data saver on, nor on a device that
+# reports under 4 GB of memory (navigator.deviceMemory: Python in a worker takes ~250 MB).
 _WARM = ('var w=false;try{w=localStorage.getItem("sb-live-warm")==="1";}catch(e){}'
-         'if(!w||window.__sbWarm||(navigator.connection&&navigator.connection.saveData)){return;}'
+         'if(!w||window.__sbWarm||(navigator.connection&&navigator.connection.saveData)'
+         '||(navigator.deviceMemory&&navigator.deviceMemory<4)){return;}'
          'window.__sbWarm=1;var go=function(){if(window.sbLive){window.sbLive.warm();return;}'
          'var x=document.createElement("script");x.src=b.getAttribute("data-sb-src");'
          'x.onload=function(){window.sbLive.warm();};document.head.appendChild(x);};'
