@@ -286,11 +286,15 @@ def test_the_built_2x_frames_are_a_fresh_drawing():
                 f"{layout} 2x frame {name} differs from a fresh drawing"
 
 
+# (the probe image is kept on window until it has loaded: an unreferenced Image and its
+# pending promise can be garbage-collected first, which Playwright reports as an error)
 JS_SHOWN = """(root) => { const img = root.querySelector('img.sb-frame'); const r = img.getBoundingClientRect();
-  return new Promise((done) => { const probe = new Image();
-    probe.onload = () => done({src: img.currentSrc.slice(-60), srcset: img.getAttribute('srcset'),
-      frame: img.getAttribute('data-frame'), layout: img.getAttribute('data-sb-layout'),
-      css: r.width, cssHeight: r.height, natural: img.naturalWidth, file: probe.naturalWidth});
+  return new Promise((done) => { const probe = new Image(); window.__sbProbe = probe;
+    const report = () => { window.__sbProbe = null;
+      done({src: img.currentSrc.slice(-60), srcset: img.getAttribute('srcset'),
+        frame: img.getAttribute('data-frame'), layout: img.getAttribute('data-sb-layout'),
+        css: r.width, cssHeight: r.height, natural: img.naturalWidth, file: probe.naturalWidth}); };
+    probe.onload = report; probe.onerror = report;
     probe.src = img.currentSrc; }); }"""
 
 
