@@ -286,16 +286,27 @@ def test_the_built_2x_frames_are_a_fresh_drawing():
                 f"{layout} 2x frame {name} differs from a fresh drawing"
 
 
-# (the probe image is kept on window until it has loaded: an unreferenced Image and its
-# pending promise can be garbage-collected first, which Playwright reports as an error)
-JS_SHOWN = """(root) => { const img = root.querySelector('img.sb-frame'); const r = img.getBoundingClientRect();
-  return new Promise((done) => { const probe = new Image(); window.__sbProbe = probe;
-    const report = () => { window.__sbProbe = null;
-      done({src: img.currentSrc.slice(-60), srcset: img.getAttribute('srcset'),
-        frame: img.getAttribute('data-frame'), layout: img.getAttribute('data-sb-layout'),
-        css: r.width, cssHeight: r.height, natural: img.naturalWidth, file: probe.naturalWidth}); };
-    probe.onload = report; probe.onerror = report;
-    probe.src = img.currentSrc; }); }"""
+# The file's own width, read by loading it again in a probe image: once the shown image has
+# loaded (its currentSrc settled), with the probe held on window until it loads (an unreferenced
+# Image's pending promise can be garbage-collected first) and tried again after an error (a
+# second request for a file still in flight was seen failing once under load).
+JS_SHOWN = """async (root) => {
+  const img = root.querySelector('img.sb-frame');
+  for (let i = 0; i < 200 && !(img.complete && img.currentSrc); i++) {
+    await new Promise((r) => setTimeout(r, 25)); }
+  const r = img.getBoundingClientRect();
+  const probeWidth = (src) => new Promise((done) => { const probe = new Image(); window.__sbProbe = probe;
+    probe.onload = () => { window.__sbProbe = null; done(probe.naturalWidth); };
+    probe.onerror = () => { window.__sbProbe = null; done(0); };
+    probe.src = src; });
+  let file = 0;
+  for (let attempt = 0; attempt < 5 && !file; attempt++) {
+    if (attempt) { await new Promise((r) => setTimeout(r, 200)); }
+    file = await probeWidth(img.currentSrc);
+  }
+  return {src: img.currentSrc.slice(-60), srcset: img.getAttribute('srcset'),
+    frame: img.getAttribute('data-frame'), layout: img.getAttribute('data-sb-layout'),
+    css: r.width, cssHeight: r.height, natural: img.naturalWidth, file: file}; }"""
 
 
 @pytest.mark.parametrize("scale", [1, 2])
