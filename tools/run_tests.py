@@ -46,7 +46,8 @@ STAGES: list[tuple[str, list[str]]] = [
      [PY, "-m", "pytest", "-q", "tests", "spatialbook", "widgets", "--ignore=tests/browser",
       "--ignore=tests/notebooks", "--ignore=tests/book"]),
     ("self-check table", [PY, "-m", "spatialbook", "check"]),
-    ("every other Python 3.10-3.13 on this machine: fresh venv from the lock, self-check, library tests",
+    ("every other Python 3.10-3.13 on this machine: fresh venv from the lock, self-check, library tests "
+     "(another patch release of the main .venv's minor version: set-up and self-check)",
      [PY, "tools/test_pythons.py"]),
     ("chapter notebooks re-executed and compared (nbval, strict), as this machine runs them and "
      "with numpy's SIMD dispatch limited to its baseline",
