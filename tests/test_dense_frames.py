@@ -155,3 +155,13 @@ def test_the_build_lists_2x_frames_and_adds_nothing_else(tmp_path, player_page):
 def test_a_player_the_build_does_not_know_is_left_alone(tmp_path, player_page):
     assert sb_live.add_dense_frames(player_page, tmp_path, lambda n, r: n, {}) == player_page
     assert not (tmp_path / "_sb_frames").exists()
+
+
+@pytest.mark.parametrize("bad", [0.5, 5, "two", None, float("nan")])
+def test_set_scale_rejects_bad_scales(bad):
+    exp = EXPERIMENTS[NAME]()
+    try:
+        with pytest.raises(ValueError, match="scale must be a number from 1 to 4"):
+            exp.set_scale(bad)
+    finally:
+        exp.close()

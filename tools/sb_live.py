@@ -472,16 +472,12 @@ def first_start_bytes(staging: Path) -> int:
     lock_file = staging / "_live" / "sb-lock.json"
     if not lock_file.is_file():
         return 0
-    lock = json.loads(lock_file.read_text())["packages"]
-    wheels, todo = set(), ["numpy", "matplotlib"]
-    while todo:
-        name = todo.pop()
-        if name in wheels or name not in lock:
-            continue
-        wheels.add(name)
-        todo += lock[name].get("depends", [])
+    import pyodide_dist
+
+    lock = json.loads(lock_file.read_text())
     files = [staging / "_pyodide" / n for n in ("pyodide.js", "pyodide.asm.js", "pyodide.asm.wasm")]
-    files += [staging / "_pyodide" / lock[n]["file_name"] for n in wheels]
+    files += [staging / "_pyodide" / lock["packages"][n]["file_name"]
+              for n in pyodide_dist.package_closure(lock)]
     files += [p for p in (staging / "_live").iterdir() if p.name != "bytecode.inputs"]
     return sum(p.stat().st_size for p in files if p.is_file())
 
@@ -575,8 +571,7 @@ def _page_context(app, pagename, templatename, context, doctree) -> None:
         alt = re.search(rf'id="{uid}-img" src="[^"]*" alt="([^"]*)"', body[m.end():])
         name = names.get(alt.group(1)) if alt else None
         if name is None:       # a player with its own alt text: known by its controls' names
-            settings = re.search(r"data-sb-settings='([^']*)'|data-sb-settings=\"([^\"]*)\"",
-                                 m.group(0))
+            settings = _SETTINGS.search(m.group(0))
             if settings:
                 import json
                 raw = html.unescape(settings.group(1) or settings.group(2))

@@ -218,6 +218,21 @@ class Experiment:
         """Force a full redraw of the background at the next update."""
         self.blit.invalidate()
 
+    def set_scale(self, scale: float) -> None:
+        """Draw from the next update on at ``scale`` device pixels per CSS pixel: the same
+        figure (inches, layout, points), laid out as it was at 1x, at ``scale`` times ``dpi``
+        (live mode on a 2x screen; the book's 2x frames, :func:`widgets.players.dense_frames`).
+        """
+        try:
+            scale = float(scale)
+        except (TypeError, ValueError):
+            scale = float("nan")
+        if not 1.0 <= scale <= 4.0:
+            raise ValueError(f"{type(self).__name__}.set_scale: scale must be a number from 1 to "
+                             f"4 (device pixels per CSS pixel), got {scale!r}")
+        self.figure.set_dpi(self.dpi * scale)
+        self.invalidate()
+
     def _render(self, full: bool = False) -> None:
         self.blit.render(self._drawn_values, full)
 

@@ -193,9 +193,8 @@ class Live:
                              f"pixel), got {scale!r}")
         exp = cls(narrow=bool(narrow))
         if scale != 1.0:                  # same layout (figure fractions, points), more pixels
-            exp.figure.set_dpi(exp.dpi * scale)
-            exp.invalidate()
-            exp.update()
+            exp.set_scale(scale)
+            exp.update(live=False)
         handle = self._next
         self._next += 1
         self._experiments[handle] = exp

@@ -95,14 +95,9 @@ def dense_frames(cls: type, settings: dict, control: str, values: Sequence,
     if control not in {c.name for c in cls.CONTROLS}:
         raise ValueError(f"dense_frames: control must be one of {cls.__name__}'s controls "
                          f"{[c.name for c in cls.CONTROLS]}, got {control!r}")
-    scale = float(scale)
-    if not 1.0 <= scale <= 4.0:
-        raise ValueError(f"dense_frames: scale must be between 1 and 4, got {scale!r}")
     exp = cls(narrow=bool(narrow), **settings)
     try:
-        if scale != 1.0:
-            exp.figure.set_dpi(exp.dpi * scale)
-            exp.invalidate()
+        exp.set_scale(scale)
         out = []
         for v in values:
             exp._set({control: v}, live=False)
