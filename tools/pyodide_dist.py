@@ -1,7 +1,7 @@
 """The Pyodide distribution of the book's live mode: fetched, verified, cached, staged.
 
     .venv/bin/python tools/pyodide_dist.py            # fetch (or reuse the cache) and verify
-    .venv/bin/python tools/pyodide_dist.py --stage DIR  # ... and copy it to DIR/_pyodide/
+    .venv/bin/python tools/pyodide_dist.py --stage DIR  # ... and copy the core to DIR/_pyodide/
 
 Live mode runs the book's own ``spatialbook`` and ``widgets`` code in the reader's browser with
 Pyodide 0.27.7 (Python 3.12.7, numpy 2.0.2, matplotlib 3.8.4).  The npm package ``pyodide``
@@ -19,6 +19,8 @@ lock, less :data:`UNUSED`).  EACH file is checked against hashes committed here,
 (``npm pack pyodide@0.27.7``): the package wheels against the official ``pyodide-lock.json``
 (committed as ``tools/pyodide-0.27.7-lock.json``), the core files, which the lock does not
 list, against ``tools/pyodide-0.27.7-core.sha256``.  A file that does not match is never used.
+The site serves the core and the lock (:func:`stage`); the wheels' files reach it unpacked into
+live mode's site archive (``tools/live_archives.py``, made by ``tools/sb_live.py``).
 
 The verified files are cached in ``~/.cache/spatialbook/pyodide-0.27.7/`` (``$SB_PYODIDE_CACHE``
 overrides it); a cached file is re-hashed before each use.  ``SB_PYODIDE_OFFLINE=1`` forbids
@@ -50,10 +52,10 @@ FONTLIST = HERE / f"pyodide-{PYODIDE_VERSION}-fontlist-v330.json"
 PACKAGES = ("numpy", "matplotlib")
 #: Dependencies matplotlib declares in the lock that the book's drawing never imports (font
 #: subsetting for PDF/PS output, time zones for dates, the browser-canvas backend; matplotlib
-#: 3.8's Agg drawing of every experiment imports none of them): not staged, and left out of the
-#: lock live mode gives Pyodide (tools/sb_live.py ``live_lock``), so a start neither downloads
-#: nor unpacks them (1.6 MB, about 1,500 files).  Were one imported, every experiment's live
-#: test would fail (ModuleNotFoundError in the browser).
+#: 3.8's Agg drawing of every experiment imports none of them): not fetched, and left out of
+#: live mode's site archive (tools/live_archives.py), so a start neither downloads nor unpacks
+#: them (1.6 MB, about 1,500 files).  Were one imported, every experiment's live test would
+#: fail (ModuleNotFoundError in the browser).
 UNUSED = ("fonttools", "pytz", "matplotlib-pyodide")
 CORE_FILES = ("pyodide.js", "pyodide.mjs", "pyodide.asm.js", "pyodide.asm.wasm",
               "python_stdlib.zip", "pyodide-lock.json")
@@ -193,17 +195,24 @@ def ensure(cache: Path | None = None) -> Path:
     return cache
 
 
+def served_files() -> dict[str, str]:
+    """The files of :func:`needed_files` the site serves itself: the interpreter and the lock
+    (the wheels are unpacked into live mode's site archive at build time, not served)."""
+    return {n: d for n, d in needed_files().items() if n in CORE_FILES}
+
+
 def stage(dest: Path, cache: Path | None = None) -> Path:
-    """Copy the verified distribution to ``dest`` (e.g. ``<site>/_pyodide``); return ``dest``."""
+    """Copy the verified interpreter (:func:`served_files`) to ``dest`` (e.g.
+    ``<site>/_pyodide``); return ``dest``."""
     src = ensure(cache)
-    files = needed_files()
+    files = served_files()
     dest.mkdir(parents=True, exist_ok=True)
     for name in files:
         target = dest / name
         if not target.is_file() or target.stat().st_size != (src / name).stat().st_size \
                 or sha256_of(target) != files[name]:
             shutil.copy2(src / name, target)
-    for extra in dest.iterdir():                   # nothing else (a stale file of another pin)
+    for extra in dest.iterdir():                   # nothing else (a wheel, a stale file)
         if extra.name not in files:
             extra.unlink() if extra.is_file() else shutil.rmtree(extra)
     return dest

@@ -5,16 +5,16 @@ to it.  At ``config-inited`` it
 stages, in ``<outdir>/../_sb_live/`` (appended to ``html_extra_path``, so Sphinx copies it to
 the site's root):
 
-* ``_pyodide/``: the verified Pyodide distribution (``tools/pyodide_dist.py``);
+* ``_pyodide/``: the verified Pyodide interpreter (``tools/pyodide_dist.py``);
 * ``_live/sb_live.js`` and ``_live/sb_worker.js``: the one browser adapter of every experiment
   (main thread: controls and painting) and the Web Worker that runs Python (``book/_live/``);
 * ``_live/sb_packages.zip``: the book's ``spatialbook`` and ``widgets`` packages as they are in
   the working tree, plus matplotlib's prebuilt font list, unpacked into Pyodide on first use;
-* ``_live/sb-lock.json``: the lock given to Pyodide (``live_lock``: the official one less the
-  packages the drawing never imports);
-* ``_live/sb_bytecode.zip`` and ``_live/python_stdlib_pyc.zip``: the distribution's Python
-  files compiled by a CPython 3.12 found on the machine (see ``bytecode``; without one, live
-  mode works and starts slower).
+* ``_live/sb_site.tar.gz`` and ``_live/python_stdlib_pyc.zip``: numpy, matplotlib and their
+  dependencies from the verified wheels, trimmed, and the standard library, compiled by a
+  CPython 3.12 found on the machine (``archives``, ``tools/live_archives.py``; without one,
+  live mode works and starts slower);
+* ``_live/sb-lock.json``: the lock given to Pyodide (``live_lock``: no packages).
 
 At ``html-page-context`` it adds, to every frame player that shows a registered experiment
 (recognised by its picture's alt text, ``Experiment.alt``), a "Run live" button, and moves
@@ -23,7 +23,7 @@ have their own alt text (ch02's probe sweep) is recognised by the control names 
 ``data-sb-settings``.  The button carries only a few attributes, an inline click handler (it
 shows the progress bar at once) and a hidden progress bar: before the click the page loads
 nothing new, unless live mode has already run in this browser (then the warm start, ``_WARM``:
-Python starts in the background from the browser's cache once the page has loaded, and draws
+Python starts in the background from the browser's cache once the page's HTML is parsed, and draws
 the page's experiments, so a click only shows them; the hint offers to turn it off).  The first click loads the adapter, which starts Pyodide in a Web Worker (once
 per page, shared by the page's experiments); the files come from the browser's HTTP cache on
 the next page (plain URLs, no query strings).  The stored notebook outputs are not touched.
@@ -272,8 +272,24 @@ def _alt_names() -> dict[str, str]:
     return {html.escape(cls.alt or cls.title): name for name, cls in EXPERIMENTS.items()}
 
 
+#: in sb_packages.zip: the experiments' axis fits at their defaults (``fitted_limits``)
+FITTED = "fitted_limits.json"
+
+
+def fitted_limits() -> list:
+    """Every registered experiment's axis fits at its defaults (``widgets.limits``), made here
+    natively, for live mode to start with (``widgets/live.py`` ``install_fitted``)."""
+    sys.path.insert(0, str(ROOT))
+    from widgets import EXPERIMENTS, limits
+
+    for name in sorted(EXPERIMENTS):
+        EXPERIMENTS[name]().close()          # draws once: fits every panel at the defaults
+    return limits.export_fitted()
+
+
 def packages_zip(dest: Path, fontlist: Path) -> Path:
-    """The project's packages (``*.py`` only) and the font list, as a deterministic zip."""
+    """The project's packages (``*.py`` only), the font list (less the fonts the site archive
+    leaves out) and the experiments' axis fits at their defaults (:data:`FITTED`), as a zip."""
     dest.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED) as zf:
         for pkg in PACKAGES:
@@ -284,9 +300,16 @@ def packages_zip(dest: Path, fontlist: Path) -> Path:
                 info = zipfile.ZipInfo(rel, date_time=(2020, 1, 1, 0, 0, 0))
                 info.compress_type = zipfile.ZIP_DEFLATED
                 zf.writestr(info, path.read_bytes())
+        import json
+
+        from live_archives import kept_fonts       # the fonts the site archive holds
+
         info = zipfile.ZipInfo("fontlist-v330.json", date_time=(2020, 1, 1, 0, 0, 0))
         info.compress_type = zipfile.ZIP_DEFLATED
-        zf.writestr(info, fontlist.read_bytes())
+        zf.writestr(info, json.dumps(kept_fonts(json.loads(fontlist.read_text())), indent=2))
+        info = zipfile.ZipInfo(FITTED, date_time=(2020, 1, 1, 0, 0, 0))
+        info.compress_type = zipfile.ZIP_DEFLATED
+        zf.writestr(info, json.dumps(fitted_limits()))
     exe = python312()
     if exe is not None:      # their bytecode too (as for the distribution: see _PYC_SCRIPT)
         import subprocess
@@ -313,58 +336,13 @@ with zipfile.ZipFile(sys.argv[1], "a", zipfile.ZIP_DEFLATED) as zf:
 """
 
 
-# The bytecode cache: Pyodide's wheels and standard library hold only .py files, and compiling
-# them at import is most of the time Python spends starting (6.6 s of compile() for the ~400
-# modules the experiments import, measured in Chromium on a loaded 2-core machine; loadPyodide
-# alone went from 6.4-7.2 s to 2.7-2.9 s with a compiled standard library).  A CPython 3.12
-# (same bytecode, magic number 3531) compiles them at build time into unchecked hash-based .pyc
-# files with the paths they have in Pyodide:
-# * the standard library: a copy of the verified python_stdlib.zip with each module's .pyc
-#   added next to its .py (zipimport takes the .pyc), given to loadPyodide as stdLibURL;
-# * the wheels: __pycache__/*.cpython-312.pyc files, unpacked next to the installed sources
-#   (the wheels themselves stay as verified: Pyodide checks their sha256 from the lock).
-_PYC_WHEELS = ("numpy", "matplotlib", "pyparsing", "python-dateutil", "pillow", "six",
-               "packaging", "cycler", "kiwisolver", "contourpy")
-_PYC_SCRIPT = r"""
-import importlib.util, sys, zipfile
-from importlib._bootstrap_external import _code_to_hash_pyc
-assert sys.version_info[:2] == (3, 12), sys.version
-out = zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED)
-std = zipfile.ZipFile(sys.argv[2], "w", zipfile.ZIP_DEFLATED)
-def pyc(src, path):
-    code = compile(src, path, "exec", dont_inherit=True)
-    return _code_to_hash_pyc(code, importlib.util.source_hash(src), checked=False)
-def skip(name):
-    return any(p in ("tests", "test", "testing", "f2py", "_pyinstaller", "distutils")
-               for p in name.split("/"))
-def put(zf, name, data, date_time=(2020, 1, 1, 0, 0, 0)):
-    info = zipfile.ZipInfo(name, date_time=date_time)
-    info.compress_type = zipfile.ZIP_DEFLATED
-    zf.writestr(info, data)
-for kind, archive in zip(sys.argv[3::2], sys.argv[4::2]):
-    with zipfile.ZipFile(archive) as zf:
-        for info in zf.infolist():
-            name = info.filename
-            src = zf.read(info)
-            if kind == "stdlib":
-                put(std, name, src, info.date_time)          # every file, as it is
-            if not name.endswith(".py") or (kind != "stdlib" and skip(name)):
-                continue
-            try:
-                if kind == "stdlib":
-                    put(std, name + "c", pyc(src, "/lib/python312.zip/" + name))
-                else:
-                    head, _, tail = name.rpartition("/")
-                    put(out, "lib/python3.12/site-packages/" + head + "/__pycache__/"
-                        + tail[:-3] + ".cpython-312.pyc",
-                        pyc(src, "/lib/python3.12/site-packages/" + name))
-            except SyntaxError:
-                continue
-out.close()
-std.close()
-"""
-
-
+# The archives (tools/live_archives.py): the standard library with its bytecode, and numpy,
+# matplotlib and their dependencies as one trimmed archive of compiled modules.  Pyodide's
+# wheels and standard library hold only .py files, and compiling them at import is most of the
+# time Python spends starting (6.6 s of compile() for the ~400 modules the experiments import,
+# measured in Chromium on a loaded 2-core machine; loadPyodide alone went from 6.4-7.2 s to
+# 2.7-2.9 s with a compiled standard library).  A CPython 3.12 (same bytecode, magic number
+# 3531) compiles them at build time.
 def python312() -> str | None:
     """A CPython 3.12 to compile the bytecode cache with (``$SB_PYTHON312`` first), or None."""
     import os
@@ -386,52 +364,50 @@ def python312() -> str | None:
     return None
 
 
-def bytecode(dest: Path, dist: Path) -> bool:
-    """Write ``dest/sb_bytecode.zip`` (wheels) and ``dest/python_stdlib_pyc.zip`` (standard
-    library + bytecode), compiled by a CPython 3.12 (see _PYC_SCRIPT; cached by their inputs).
-    Without one: an empty bytecode zip and the plain standard library; returns False."""
+def archives(dest: Path, dist: Path) -> bool:
+    """Write ``dest/python_stdlib_pyc.zip`` and ``dest/sb_site.tar.gz`` from the verified
+    distribution ``dist`` (tools/live_archives.py; kept while their inputs are unchanged).
+    Compiled by a CPython 3.12 when one is found, else (returns False) with the ``.py`` files:
+    live mode works, and starts slower."""
     import json
     import subprocess
 
+    import pyodide_dist
+
     exe = python312()
-    wheels, stdlib = dest / "sb_bytecode.zip", dest / "python_stdlib_pyc.zip"
-    stamp = dest / "bytecode.inputs"
-    if exe is not None:
-        lock = json.loads((dist / "pyodide-lock.json").read_text())
-        args = ["stdlib", str(dist / "python_stdlib.zip")]
-        for name in _PYC_WHEELS:
-            args += ["wheel", str(dist / lock["packages"][name]["file_name"])]
-        key = json.dumps([args, _PYC_SCRIPT, exe])
-        if wheels.is_file() and stdlib.is_file() and stamp.is_file() and stamp.read_text() == key:
-            return True
+    script = Path(__file__).resolve().parent / "live_archives.py"
+    lock = json.loads((dist / "pyodide-lock.json").read_text())
+    wheels = [str(dist / lock["packages"][n]["file_name"])
+              for n in pyodide_dist.package_closure(lock)]
+    outs = [dest / "python_stdlib_pyc.zip", dest / "sb_site.tar.gz"]
+    stamp = dest / "archives.inputs"
+    for attempt in ([exe] if exe else []) + [None]:
+        cmd = [attempt or sys.executable, str(script)] + ([] if attempt else ["--no-compile"])
+        cmd += [str(dist / "python_stdlib.zip"), *map(str, outs), *wheels]
+        key = json.dumps([cmd, script.read_text()])
+        if all(p.is_file() for p in outs) and stamp.is_file() and stamp.read_text() == key:
+            return attempt is not None
         try:
-            subprocess.run([exe, "-c", _PYC_SCRIPT, str(wheels), str(stdlib), *args], check=True)
+            subprocess.run(cmd, check=True)
             stamp.write_text(key)
-            return True
+            if attempt is None:
+                print("sb_live: no bytecode (needs a CPython 3.12: python3.12, pyenv or "
+                      "$SB_PYTHON312): live mode works, but starts slower", file=sys.stderr)
+            return attempt is not None
         except (OSError, subprocess.CalledProcessError) as exc:
-            print(f"sb_live: compiling the bytecode cache with {exe} failed ({exc})", file=sys.stderr)
-    print("sb_live: no bytecode cache (needs a CPython 3.12: python3.12, pyenv or $SB_PYTHON312): "
-          "live mode works, but starts slower", file=sys.stderr)
-    stamp.unlink(missing_ok=True)
-    zipfile.ZipFile(wheels, "w").close()
-    shutil.copy2(dist / "python_stdlib.zip", stdlib)
-    return False
+            print(f"sb_live: making live mode's archives with {cmd[0]} failed ({exc})",
+                  file=sys.stderr)
+    raise pyodide_dist.DistributionUnavailable("live mode's archives could not be made")
 
 
 def live_lock(dist: Path) -> dict:
-    """The lock live mode gives Pyodide (``_live/sb-lock.json``): the verified official lock
-    with the packages of ``pyodide_dist.UNUSED`` removed, from the packages and from every
-    ``depends`` (the wheels' names and sha256 are untouched)."""
+    """The lock live mode gives Pyodide (``_live/sb-lock.json``): the verified official lock's
+    ``info`` (Pyodide checks its version) and no packages: they come in ``sb_site.tar.gz``,
+    so Pyodide neither parses 110 kB of package entries nor loads anything itself."""
     import json
 
-    import pyodide_dist
-
     lock = json.loads((dist / "pyodide-lock.json").read_text())
-    for name in pyodide_dist.UNUSED:
-        lock["packages"].pop(name, None)
-    for entry in lock["packages"].values():
-        entry["depends"] = [d for d in entry.get("depends", []) if d not in pyodide_dist.UNUSED]
-    return lock
+    return {"info": lock["info"], "packages": {}}
 
 
 def stage_live(staging: Path) -> str | None:
@@ -447,11 +423,11 @@ def stage_live(staging: Path) -> str | None:
     packages_zip(live / "sb_packages.zip", pyodide_dist.FONTLIST)
     try:
         pyodide_dist.stage(staging / "_pyodide")
-        compiled = pyodide_dist.cache_dir().parent / f"bytecode-{pyodide_dist.PYODIDE_VERSION}"
-        compiled.mkdir(parents=True, exist_ok=True)
-        bytecode(compiled, pyodide_dist.cache_dir())
-        for name in ("sb_bytecode.zip", "python_stdlib_pyc.zip"):
-            shutil.copy2(compiled / name, live / name)
+        made = pyodide_dist.cache_dir().parent / f"live-{pyodide_dist.PYODIDE_VERSION}"
+        made.mkdir(parents=True, exist_ok=True)
+        archives(made, pyodide_dist.cache_dir())
+        for name in ("python_stdlib_pyc.zip", "sb_site.tar.gz"):
+            shutil.copy2(made / name, live / name)
         import json
         (live / "sb-lock.json").write_text(json.dumps(live_lock(staging / "_pyodide")))
     except pyodide_dist.DistributionUnavailable as exc:
@@ -464,21 +440,13 @@ def stage_live(staging: Path) -> str | None:
 
 
 def first_start_bytes(staging: Path) -> int:
-    """Bytes the first start downloads (what sb_worker.js fetches): the interpreter, the
-    standard library with bytecode, the book's zips and scripts, and the wheels of numpy and
-    matplotlib with their dependencies (from the lock file).  0 when nothing is staged."""
-    import json
-
-    lock_file = staging / "_live" / "sb-lock.json"
-    if not lock_file.is_file():
+    """Bytes the first start downloads (what sb_worker.js fetches): the interpreter and
+    everything in ``_live`` (adapter, worker, lock, the archives and the book's zip).
+    0 when nothing is staged."""
+    if not (staging / "_live" / "sb-lock.json").is_file():
         return 0
-    import pyodide_dist
-
-    lock = json.loads(lock_file.read_text())
     files = [staging / "_pyodide" / n for n in ("pyodide.js", "pyodide.asm.js", "pyodide.asm.wasm")]
-    files += [staging / "_pyodide" / lock["packages"][n]["file_name"]
-              for n in pyodide_dist.package_closure(lock)]
-    files += [p for p in (staging / "_live").iterdir() if p.name != "bytecode.inputs"]
+    files += list((staging / "_live").iterdir())
     return sum(p.stat().st_size for p in files if p.is_file())
 
 
@@ -516,17 +484,30 @@ _FILE_HINT = ("Live mode needs the book served over http (make serve); opened fr
 
 
 # The warm start (sb_live.js ``warm``): where live mode has run before in this browser
-# (localStorage), the page's first bar loads the adapter once the page has loaded, and the
-# adapter starts Python in the background (from the browser's cache).  Nothing happens for a
-# reader who never ran live mode, nor with the browser's data saver on, nor on a device that
-# reports under 4 GB of memory (navigator.deviceMemory: Python in a worker takes ~250 MB).
+# (localStorage), the page's first bar starts the worker itself as soon as the page's HTML has
+# been parsed (DOMContentLoaded: 0.35-0.6 s before the load event of a chapter, whose pictures
+# are still arriving), keeping its messages until the adapter has loaded, and loads the
+# adapter, which takes that worker over (``window.__sbEarly``) and draws the page's
+# experiments.  Python starts from the browser's cache, off the page's main thread: measured,
+# the adapter's own script ran only at the load event (the main thread is busy typesetting
+# the page's mathematics), a start that began there was ready about 0.5 s later.  Nothing
+# happens for a reader who never ran live mode, nor with the browser's data saver on, nor on
+# a device that reports under 4 GB of memory (navigator.deviceMemory: Python in a worker
+# takes ~250 MB).
 _WARM = ('var w=false;try{w=localStorage.getItem("sb-live-warm")==="1";}catch(e){}'
          'if(!w||window.__sbWarm||(navigator.connection&&navigator.connection.saveData)'
          '||(navigator.deviceMemory&&navigator.deviceMemory<4)){return;}'
          'window.__sbWarm=1;var go=function(){if(window.sbLive){window.sbLive.warm();return;}'
-         'var x=document.createElement("script");x.src=b.getAttribute("data-sb-src");'
+         'var src=b.getAttribute("data-sb-src"),base=new URL(".",new URL(src,document.baseURI)).href;'
+         'try{var k=new Worker(base+"sb_worker.js"),e={worker:k,queue:[]};'
+         'k.onmessage=function(m){e.queue.push(m.data);};'
+         'k.onerror=function(m){e.error=m.message||"the worker failed";};'
+         'k.postMessage({type:"boot",pyodideBase:new URL("../_pyodide/",base).href,liveBase:base});'
+         'window.__sbEarly=e;}catch(x){}'
+         'var x=document.createElement("script");x.src=src;'
          'x.onload=function(){window.sbLive.warm();};document.head.appendChild(x);};'
-         'if(document.readyState==="complete"){go();}else{window.addEventListener("load",go);}')
+         'if(document.readyState!=="loading"){go();}'
+         'else{document.addEventListener("DOMContentLoaded",go);}')
 
 
 def _button(name: str, uid: str, src: str, megabytes: float) -> str:

@@ -114,3 +114,39 @@ def fitted_limit(exp, panel, p) -> float:
         specs = {c.name: c for c in cls.CONTROLS}
         lim = _FITTED[key] = fit_limit(cls.scene, p, {c: specs[c] for c in span}, values)
     return lim
+
+
+# ------------------------------------------------------------------ fits computed ahead of time
+
+
+def export_fitted() -> list:
+    """The fits made so far in this process, as plain rows ``[class, panel, others, limit]``
+    (``class``: ``"module:QualName"``; ``panel``: an index or ``["curve", j]``; ``others``: the
+    key's ``[control, repr(value)]`` pairs) for :func:`load_fitted` in another process.
+
+    The book's build fits every experiment at its defaults natively and ships the rows with
+    live mode's packages, so a reader's browser, where a fit (up to a few hundred scene
+    evaluations in WebAssembly, and numpy.random's first import) took 15-280 ms of the first
+    picture, starts with them; any other setting is still fitted on first use."""
+    return [[f"{cls.__module__}:{cls.__qualname__}", list(panel) if isinstance(panel, tuple)
+             else panel, [list(kv) for kv in others], lim]
+            for (cls, panel, others), lim in sorted(_FITTED.items(), key=repr)]
+
+
+def load_fitted(rows: list) -> int:
+    """Take fits exported by :func:`export_fitted` (classes not importable here are skipped);
+    returns how many were taken."""
+    import importlib
+
+    taken = 0
+    for name, panel, others, lim in rows:
+        module, _, qualname = name.partition(":")
+        try:
+            cls = getattr(importlib.import_module(module), qualname)
+        except (ImportError, AttributeError):
+            continue
+        key = (cls, tuple(panel) if isinstance(panel, list) else panel,
+               tuple(tuple(kv) for kv in others))
+        _FITTED.setdefault(key, float(lim))
+        taken += 1
+    return taken

@@ -123,6 +123,19 @@ def install_fontlist(source: str) -> list[str]:
     return written
 
 
+def install_fitted(source: str) -> int:
+    """Start with the axis fits the book's build made natively (``widgets.limits``
+    ``export_fitted``; tools/sb_live.py writes them beside the packages): each experiment's
+    first picture at its defaults then evaluates no scene to fit its axes.  Returns how many
+    were taken (0 without the file)."""
+    if not os.path.isfile(source):
+        return 0
+    from widgets import limits
+
+    with open(source, encoding="utf-8") as f:
+        return limits.load_fitted(json.load(f))
+
+
 def lighten_matplotlib_import() -> None:
     """Skip the property lists matplotlib writes into each Artist subclass's ``set`` docstring.
 

@@ -13,9 +13,10 @@
  * own readout table.  While a change is computed, only the newest values are kept (a drag
  * never queues up stale frames).  No physics or drawing here.
  *
- * Warm start: once live mode has run in this browser, a later page calls warm() when it has
- * loaded (see tools/sb_live.py): Python starts from the HTTP cache and draws the page's
- * experiments, and a click shows the drawn picture at once.
+ * Warm start: once live mode has run in this browser, a later page starts the worker itself
+ * once its HTML is parsed and then calls warm() (see tools/sb_live.py _WARM): Python starts
+ * from the HTTP cache, this script takes the worker over (window.__sbEarly) and draws the
+ * page's experiments, and a click shows the drawn picture at once.
  */
 (function () {
   "use strict";
@@ -37,11 +38,14 @@
   function boot() {
     if (booting) { return booting; }
     booting = new Promise(function (resolve, reject) {
-      worker = new Worker(base + "sb_worker.js");
+      // the warm start's worker, started by the page before this script had loaded
+      // (tools/sb_live.py _WARM), with the messages it has sent meanwhile
+      var early = window.__sbEarly;
+      window.__sbEarly = null;
+      worker = early ? early.worker : new Worker(base + "sb_worker.js");
       window.sbLive.worker = worker;
       window.sbLive.downloaded = 0;
-      worker.onmessage = function (ev) {
-        var m = ev.data;
+      var receive = function (m) {
         if (m.type === "progress") {
           lastProgress = m;
           if (m.phase === "download") { window.sbLive.downloaded = m.loaded; }
@@ -67,8 +71,14 @@
           }
         }
       };
+      worker.onmessage = function (ev) { receive(ev.data); };
       worker.onerror = function (e) { reject(new Error("worker: " + (e.message || e))); };
-      worker.postMessage({ type: "boot", pyodideBase: pyodideBase, liveBase: base });
+      if (early) {
+        early.queue.forEach(receive);
+        if (early.error) { reject(new Error("worker: " + early.error)); }
+      } else {
+        worker.postMessage({ type: "boot", pyodideBase: pyodideBase, liveBase: base });
+      }
     });
     booting.catch(function () {          // a later click may try again
       booting = null;
@@ -367,7 +377,7 @@
     return { progress: progress, status: status };
   }
 
-  var STEPS = ["starting Python", "loading numpy and matplotlib", "importing the experiments", "drawing"];
+  var STEPS = ["starting Python", "unpacking numpy and matplotlib", "importing the experiments", "drawing"];
 
   async function start(button) {
     if (button.getAttribute("data-sb-live") === "1" || button.getAttribute("data-sb-live") === "starting") {

@@ -1,10 +1,12 @@
 /* Live mode's Python, off the page's main thread: a classic Web Worker started by sb_live.js.
  *
- * One worker per page, shared by the page's experiments.  It downloads the interpreter, the
- * standard library (with bytecode), the wheels numpy and matplotlib need and the book's own
- * packages in parallel, reporting bytes as they arrive; then starts Python, loads numpy and
- * matplotlib from those bytes (Pyodide's own loaders, served from memory by the fetch below)
- * and runs widgets/live.py, reporting each step.  After that it answers the page's messages:
+ * One worker per page, shared by the page's experiments.  It downloads, in parallel, the
+ * interpreter, the standard library (with bytecode), the site archive (numpy, matplotlib and
+ * their dependencies, compiled: tools/live_archives.py) and the book's own packages, reporting
+ * bytes as they arrive; the site archive is gunzipped as it arrives and its files are written
+ * into Pyodide's file system as soon as Python has started (an extension module is linked
+ * when it is first imported, not before); then it runs widgets/live.py, reporting each step.
+ * After that it answers the page's messages:
  *
  *   {type: "create", id, name, narrow, values, scale}  -> {type: "frame", id, info, ...}
  *   {type: "update", id, values}                -> {type: "frame", id, ...}
@@ -17,8 +19,7 @@
  *
  * Every file is fetched with the browser's ordinary HTTP cache (no query strings), so a second
  * page of the site starts from the cache (and the interpreter's WebAssembly is given to Pyodide
- * as the browser's own response, so its compiled code can be cached with it); the wheels carry the lock file's sha256 as
- * subresource integrity, as Pyodide's own loader would.
+ * as the browser's own response, so its compiled code can be cached with it).
  */
 "use strict";
 
@@ -36,16 +37,11 @@ var BOOT = [
   "_m.install_fontlist('/home/pyodide/sb/fontlist-v330.json')",
   "_m.lighten_matplotlib_import()",
   "import numpy, widgets",
+  "_m.install_fitted('/home/pyodide/sb/fitted_limits.json')",
   "_m.LIVE"
 ].join("\n");
 
 function post(msg, transfer) { self.postMessage(msg, transfer || []); }
-
-function hexToBase64(hex) {
-  var s = "";
-  for (var i = 0; i < hex.length; i += 2) { s += String.fromCharCode(parseInt(hex.substr(i, 2), 16)); }
-  return btoa(s);
-}
 
 // Bytes downloaded so far, for the progress bar (reported at most every 50 ms).
 var bytes = { loaded: 0, total: 0, known: 0, expected: 0, last: 0 };
@@ -76,11 +72,11 @@ async function counted(r, keep) {
   return buf.buffer;
 }
 
-// Download the files Pyodide would ask for only later (the standard library, the wheels, the
-// book's zips) now, in parallel, with the interpreter.
+// Download the files Pyodide would ask for only later (the standard library, the book's
+// zip) now, in parallel, with the interpreter.
 function download(files) {
   return Promise.all(files.map(function (f) {
-    var p = fetch(f.url, f.integrity ? { integrity: f.integrity } : {}).then(async function (r) {
+    var p = fetch(f.url).then(async function (r) {
       if (!r.ok) { throw new Error(f.url + ": HTTP " + r.status); }
       var type = r.headers.get("Content-Type") || "application/octet-stream";
       return { buf: await counted(r, true), type: type };
@@ -88,6 +84,49 @@ function download(files) {
     prefetched[f.url] = p;
     return p;
   }));
+}
+
+// The site archive's bytes, gunzipped while they arrive (counted before gunzipping); where the
+// browser has no DecompressionStream, the gzipped bytes (Python unpacks them: slower).
+async function downloadArchive(url) {
+  var r = await fetch(url);
+  if (!r.ok) { throw new Error(url + ": HTTP " + r.status); }
+  if (typeof DecompressionStream !== "function") { return { gz: await counted(r, true) }; }
+  bytes.total += parseInt(r.headers.get("Content-Length") || "0", 10);
+  bytes.known += 1;
+  var count = new TransformStream({ transform: function (chunk, out) {
+    bytes.loaded += chunk.length; report(); out.enqueue(chunk);
+  } });
+  var body = r.body.pipeThrough(count).pipeThrough(new DecompressionStream("gzip"));
+  return { tar: new Uint8Array(await new Response(body).arrayBuffer()) };
+}
+
+// The regular files of a ustar archive: [[path, bytes (a view of the archive)], ...].
+function untar(u8) {
+  var files = [], at = 0, text = new TextDecoder();
+  var field = function (a, b) {
+    var s = text.decode(u8.subarray(at + a, at + b)), nul = s.indexOf("\0");
+    return nul < 0 ? s : s.slice(0, nul);
+  };
+  while (at + 512 <= u8.length && u8[at] !== 0) {
+    var name = field(0, 100), prefix = field(345, 500), type = u8[at + 156];
+    var size = parseInt(field(124, 136).trim() || "0", 8);
+    if (prefix) { name = prefix + "/" + name; }
+    at += 512;
+    if (type === 48 || type === 0) { files.push([name, u8.subarray(at, at + size)]); }  // "0"
+    at += Math.ceil(size / 512) * 512;
+  }
+  return files;
+}
+
+// Write the archive's files under "/" (the file system keeps the views: no copies).
+function install(FS, files) {
+  var made = {};
+  files.forEach(function (f) {
+    var path = "/" + f[0], dir = path.slice(0, path.lastIndexOf("/"));
+    if (!made[dir]) { FS.mkdirTree(dir); made[dir] = true; }
+    FS.writeFile(path, f[1], { canOwn: true });
+  });
 }
 
 // Pyodide's loaders fetch the files downloaded above: hand them the bytes (once).  The
@@ -118,40 +157,24 @@ async function boot(msg) {
   var lap = function (name) { var n = performance.now(); times[name] = n - t; t = n; };
   var step = function (name) { post({ type: "progress", phase: "step", step: name }); };
 
-  // what to download: the interpreter, the standard library, the book's zips and the wheels
-  // of numpy and matplotlib with their dependencies (from the lock file, with their hashes)
-  // (the book's lock: the official one less the packages the drawing never imports)
-  var lock = await (await networkFetch(liveBase + "sb-lock.json")).json();
-  var wheels = {}, todo = ["numpy", "matplotlib"];
-  while (todo.length) {
-    var name = todo.pop(), pkg = lock.packages[name];
-    if (!pkg || wheels[name]) { continue; }
-    wheels[name] = pkg;
-    todo = todo.concat(pkg.depends || []);
-  }
+  // what to download: the interpreter, the standard library, the site archive, the book's zip
   wasmUrl = pyBase + "pyodide.asm.wasm";
-  var files = [
-    { url: liveBase + "python_stdlib_pyc.zip" },
-    { url: liveBase + "sb_bytecode.zip" },
-    { url: liveBase + "sb_packages.zip" }
-  ];
-  Object.keys(wheels).forEach(function (n) {
-    files.push({ url: new URL(wheels[n].file_name, pyBase).href,
-                 integrity: "sha256-" + hexToBase64(wheels[n].sha256) });
-  });
-  bytes.expected = files.length + 1;                      // + the interpreter's wasm
+  var files = [{ url: liveBase + "python_stdlib_pyc.zip" }, { url: liveBase + "sb_packages.zip" }];
+  bytes.expected = files.length + 2;                      // + the site archive, the wasm
+  var site = downloadArchive(liveBase + "sb_site.tar.gz");
   var downloading = download(files);
-  var zips = Promise.all([prefetched[liveBase + "sb_bytecode.zip"],
-                          prefetched[liveBase + "sb_packages.zip"]]);
-  delete prefetched[liveBase + "sb_bytecode.zip"];
+  var packages = prefetched[liveBase + "sb_packages.zip"];
   delete prefetched[liveBase + "sb_packages.zip"];
   importScripts(pyBase + "pyodide.js");
-  // the interpreter starts as soon as its own files are in (it waits for them above)
+  // the interpreter starts as soon as its own files are in (it waits for them above); its
+  // lock lists no package (the site archive brings them)
   var starting = self.loadPyodide({
     indexURL: pyBase, fullStdLib: false, lockFileURL: liveBase + "sb-lock.json",
     stdLibURL: liveBase + "python_stdlib_pyc.zip",      // the standard library + its bytecode
     stdout: function () {}, stderr: function (m) { console.warn(m); }
   });
+  var got = await site;
+  var siteFiles = got.tar ? untar(got.tar) : null;
   await downloading;
   // the wasm's fetch starts inside loadPyodide (which fails early if it cannot start)
   await Promise.race([wasmSeen, starting.then(function () { return wasmSeen; })]);
@@ -162,15 +185,10 @@ async function boot(msg) {
   step("starting Python");
   pyodide = await starting;
   lap("start Python");
-  // numpy's and matplotlib's wheels in one call: their compiled extension modules are
-  // compiled by the browser's background threads while this thread unpacks the bytecode
-  step("loading numpy and matplotlib");
-  var loading = pyodide.loadPackage(["numpy", "matplotlib"], { messageCallback: function () {} });
-  var z = await zips;
-  // compiled bytecode of the wheels, next to their installed sources (see tools/sb_live.py)
-  pyodide.unpackArchive(z[0].buf, "zip", { extractDir: "/" });
-  pyodide.unpackArchive(z[1].buf, "zip", { extractDir: "/home/pyodide/sb" });
-  await loading;
+  step("unpacking numpy and matplotlib");
+  if (siteFiles) { install(pyodide.FS, siteFiles); }
+  else { pyodide.unpackArchive(got.gz, "gztar", { extractDir: "/" }); }
+  pyodide.unpackArchive((await packages).buf, "zip", { extractDir: "/home/pyodide/sb" });
   lap("numpy + matplotlib");
   step("importing the experiments");
   live = pyodide.runPython(BOOT);

@@ -189,31 +189,40 @@ def test_distribution_is_staged_and_verified():
     staged = SITE / "_pyodide"
     assert staged.is_dir(), (f"{staged} missing: the Pyodide distribution was not staged (live "
                              "mode unavailable in this build; see the build's sb_live message)")
-    expected = pyodide_dist.needed_files()
+    expected = pyodide_dist.served_files()
     bad = [n for n, digest in expected.items()
            if not (staged / n).is_file() or pyodide_dist.sha256_of(staged / n) != digest]
     assert not bad, f"staged files missing or not matching the official hashes: {bad}"
     assert sorted(p.name for p in staged.iterdir()) == sorted(expected), "extra files staged"
-    assert (SITE / "_live" / "sb_live.js").is_file() and (SITE / "_live" / "sb_packages.zip").is_file()
+    for name in ("sb_live.js", "sb_worker.js", "sb_packages.zip", "sb_site.tar.gz",
+                 "python_stdlib_pyc.zip", "sb-lock.json"):
+        assert (SITE / "_live" / name).is_file(), name
 
 
-def test_bytecode_cache_is_built_when_a_python312_is_found():
-    """Live mode's start depends on the compiled bytecode (tools/sb_live.py ``bytecode``): a
-    build on a machine with a CPython 3.12 anywhere stage 3 looks (PATH, pyenv, /usr) ships it,
-    whatever $HOME is (a fresh clone built with an empty HOME once shipped an empty zip)."""
+def test_bytecode_is_built_when_a_python312_is_found():
+    """Live mode's start depends on the compiled bytecode (tools/live_archives.py): a build on
+    a machine with a CPython 3.12 anywhere stage 3 looks (PATH, pyenv, /usr) ships the site
+    archive with sourceless .pyc files, whatever $HOME is (a fresh clone built with an empty
+    HOME once shipped no bytecode), and without the files live_archives.TRIM leaves out."""
+    import tarfile
     import zipfile
 
     sys.path.insert(0, str(ROOT / "tools"))
+    import live_archives
     import sb_live
 
     if sb_live.python312() is None:
         pytest.skip("no CPython 3.12 on this machine: the book is built without bytecode")
-    with zipfile.ZipFile(SITE / "_live" / "sb_bytecode.zip") as zf:
-        names = zf.namelist()
+    with tarfile.open(SITE / "_live" / "sb_site.tar.gz") as tf:
+        names = tf.getnames()
+    site = live_archives.SITE_PACKAGES
     for module in ("numpy/__init__", "matplotlib/figure", "pyparsing/core", "PIL/Image"):
-        head, _, tail = module.rpartition("/")
-        pyc = f"lib/python3.12/site-packages/{head}/__pycache__/{tail}.cpython-312.pyc"
-        assert pyc in names, f"{pyc} missing from sb_bytecode.zip ({len(names)} files)"
+        assert f"{site}{module}.pyc" in names, f"{module}.pyc missing ({len(names)} files)"
+        assert f"{site}{module}.py" not in names, f"{module}.py shipped beside its bytecode"
+    assert f"{site}numpy/_core/_multiarray_umath.cpython-312-wasm32-emscripten.so" in names
+    assert f"{site}matplotlib/mpl-data/fonts/ttf/DejaVuSans.ttf" in names
+    assert not [n for n in names if live_archives.trimmed(n[len(site):])], "a trimmed file shipped"
+    assert not [n for n in names if "/tests/" in n or n.endswith(".pyi")]
     with zipfile.ZipFile(SITE / "_live" / "python_stdlib_pyc.zip") as zf:
         assert "json/__init__.pyc" in zf.namelist(), "the standard library has no bytecode"
 
@@ -562,7 +571,7 @@ def test_worker_progress_and_drag_without_long_tasks(live_page, site_url):
     to_bar = sb["progressAt"] - sb["clickAt"] if sb["progressAt"] is not None else None
     if to_bar is None or to_bar >= FREEZE_MS:
         problems.append(f"progress bar visible {to_bar} ms after the click (target 200 ms)")
-    steps = ["starting Python", "loading numpy and matplotlib", "importing the experiments", "drawing"]
+    steps = ["starting Python", "unpacking numpy and matplotlib", "importing the experiments", "drawing"]
     seen = [next((i for i, t in enumerate(sb["progress"]) if t.startswith(s)), None) for s in steps]
     if not any(t.startswith("download") for t in sb["progress"]) or None in seen or seen != sorted(seen):
         problems.append(f"progress did not go through bytes then {steps}: {sb['progress']}")
@@ -615,7 +624,7 @@ class _Counting(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-BIG = re.compile(r"pyodide\.asm\.wasm$|\.whl$|python_stdlib_pyc\.zip$|sb_bytecode\.zip$")
+BIG = re.compile(r"pyodide\.asm\.wasm$|python_stdlib_pyc\.zip$|sb_site\.tar\.gz$")
 
 
 def _first_experiment(rel: str) -> str:

@@ -1,0 +1,170 @@
+"""tools/live_archives.py: what live mode's site archive leaves out, and that nothing the
+experiments use is among it.
+
+The browser tests (tests/browser/test_live.py) run every control of every experiment from the
+built archive under Pyodide; this checks the same property natively, without a browser: an
+experiment drawn through live mode's path (``widgets/live.py``), wide and narrow, at its
+defaults and a few settings of every control, imports no module and opens no font that
+``live_archives.TRIM`` leaves out.  (The versions differ from Pyodide's numpy 2.0 and
+matplotlib 3.8; the patterns are about kinds of files, which both share.)
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import subprocess
+import sys
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+
+import live_archives  # noqa: E402
+
+
+@pytest.mark.parametrize("name, left_out", [
+    ("numpy/_core/tests/test_umath.py", True),
+    ("numpy/_core/include/numpy/ndarraytypes.h", True),
+    ("matplotlib/mpl-data/sample_data/goog.npz", True),
+    ("matplotlib/mpl-data/fonts/ttf/DejaVuSerif-Bold.ttf", True),
+    ("matplotlib/mpl-data/fonts/ttf/cmr10.ttf", True),
+    ("matplotlib/mpl-data/fonts/afm/pagd8a.afm", True),
+    ("numpy/__init__.pyi", True),
+    ("numpy/__init__.py", False),
+    ("numpy/random/mtrand.cpython-312-wasm32-emscripten.so", False),
+    ("pyparsing/testing.py", False),                 # a module pyparsing imports, not a test
+    ("matplotlib/mpl-data/fonts/ttf/DejaVuSans.ttf", False),
+    ("matplotlib/mpl-data/fonts/ttf/STIXGeneral.ttf", False),
+    ("matplotlib/mpl-data/matplotlibrc", False),
+])
+def test_trimmed(name, left_out):
+    assert live_archives.trimmed(name) is left_out
+
+
+def test_font_list_keeps_only_fonts_in_the_archive():
+    sys.path.insert(0, str(ROOT / "tools"))
+    import pyodide_dist
+
+    full = json.loads(pyodide_dist.FONTLIST.read_text())
+    kept = live_archives.kept_fonts(full)
+    names = [e["fname"] for e in kept["ttflist"] + kept["afmlist"]]
+    assert "fonts/ttf/DejaVuSans.ttf" in names and "fonts/ttf/STIXGeneral.ttf" in names
+    assert not [n for n in names if live_archives.trimmed("matplotlib/mpl-data/" + n)]
+    assert len(kept["ttflist"]) < len(full["ttflist"]) and kept["afmlist"] == []
+
+
+def _wheel(path: Path, files: dict[str, bytes]) -> Path:
+    with zipfile.ZipFile(path, "w") as zf:
+        for name, data in files.items():
+            zf.writestr(name, data)
+    return path
+
+
+def test_site_archive_is_deterministic_trimmed_and_compiled(tmp_path):
+    wheel = _wheel(tmp_path / "pkg-1.0-py3-none-any.whl", {
+        "pkg/__init__.py": b"X = 1\n",
+        "pkg/tests/test_x.py": b"def test(): pass\n",
+        "pkg/data/table.txt": b"1 2 3\n",
+        "pkg/py2.py": b"print 'old'\n",             # not Python 3: kept as source
+        "pkg/__init__.pyi": b"X: int\n",
+    })
+    out1, out2 = tmp_path / "a.tar.gz", tmp_path / "b.tar.gz"
+    counts = live_archives.site_archive([str(wheel)], str(out1), compile_=False)
+    live_archives.site_archive([str(wheel)], str(out2), compile_=False)
+    assert out1.read_bytes() == out2.read_bytes()
+    assert counts["files"] == 3 and counts["trimmed"] == 2
+    with tarfile.open(out1) as tf:
+        names = tf.getnames()
+        assert tf.extractfile(live_archives.SITE_PACKAGES + "pkg/data/table.txt").read() == b"1 2 3\n"
+    assert names == [live_archives.SITE_PACKAGES + n
+                     for n in ("pkg/__init__.py", "pkg/data/table.txt", "pkg/py2.py")]
+    assert gzip.decompress(out1.read_bytes())[257:262] == b"ustar"     # what the worker parses
+    if sys.version_info[:2] == (3, 12):                  # bytecode: only a 3.12 makes Pyodide's
+        live_archives.site_archive([str(wheel)], str(out1), compile_=True)
+        with tarfile.open(out1) as tf:
+            pyc = tf.extractfile(live_archives.SITE_PACKAGES + "pkg/__init__.pyc").read()
+        import importlib.util
+
+        assert pyc[:4] == importlib.util.MAGIC_NUMBER
+        import marshal
+
+        ns: dict = {}
+        exec(marshal.loads(pyc[16:]), ns)
+        assert ns["X"] == 1
+    else:
+        assert live_archives.main(["s", "t", str(out1), str(wheel)]) == 2    # refuses to compile
+
+
+_EXERCISE = r"""
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import importlib.util
+spec = importlib.util.spec_from_file_location("sb_live", sys.argv[1] + "/widgets/live.py")
+m = importlib.util.module_from_spec(spec); sys.modules["sb_live"] = m; spec.loader.exec_module(m)
+assert m.install_ipywidgets_stand_in(force=True)
+from matplotlib import font_manager
+fonts = set()
+ORIGINAL = font_manager.get_font
+def spy(paths, *a, **k):
+    fonts.update([str(paths)] if isinstance(paths, (str, bytes)) or not hasattr(paths, "__iter__")
+                 else [str(p) for p in paths])
+    return ORIGINAL(paths, *a, **k)
+import widgets
+for mod in list(sys.modules.values()):        # every module that took get_font by name
+    if getattr(mod, "get_font", None) is ORIGINAL:
+        mod.get_font = spy
+for name, cases in json.loads(sys.argv[2]).items():
+    for narrow in (False, True):
+        h = json.loads(m.LIVE.create(name, narrow))["handle"]
+        for values in cases:
+            m.LIVE.update(h, json.dumps(values))
+            m.LIVE.pixels(h)
+        m.LIVE.close(h)
+files = [getattr(mod, "__file__", None) for mod in list(sys.modules.values())]
+print(json.dumps({"modules": [f for f in files if f], "fonts": sorted(fonts)}))
+"""
+
+
+def test_experiments_use_nothing_the_archive_leaves_out():
+    from widget_helpers import settings
+    from widgets import EXPERIMENTS, Choice, Slider
+    from widgets.live import _plain_option
+
+    cases = {}
+    for name, cls in EXPERIMENTS.items():
+        rows = [{}]
+        for c in cls.CONTROLS:                     # every control at both ends (the others
+            if isinstance(c, Slider):              # at their defaults)
+                rows += [{c.name: c.min}, {c.name: c.max}]
+            elif isinstance(c, Choice):
+                rows += [{c.name: _plain_option(o)} for o in c.options]
+        rows += [{k: _plain_option(v) for k, v in s.items()} for s in settings(cls, 7, 2)]
+        cases[name] = rows
+    proc = subprocess.run([sys.executable, "-c", _EXERCISE, str(ROOT), json.dumps(cases)],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    import matplotlib
+
+    roots = {"numpy", "matplotlib", "PIL", "pyparsing", "dateutil", "kiwisolver", "contourpy",
+             "cycler", "six", "packaging", "mpl_toolkits"}
+    used = []
+    for f in got["modules"]:
+        parts = Path(f).parts
+        hits = [i for i, p in enumerate(parts) if p in roots and "site-packages" in parts[i - 1:i]]
+        if hits:
+            used.append("/".join(parts[hits[0]:]))
+    assert any(u.startswith("matplotlib/") for u in used) and any(u.startswith("numpy/") for u in used)
+    bad = [u for u in used if live_archives.trimmed(u)]
+    assert not bad, f"modules the experiments import that the site archive leaves out: {bad}"
+    data = Path(matplotlib.get_data_path())
+    fonts = [f for f in got["fonts"] if Path(f).is_relative_to(data)]
+    assert any(f.endswith("DejaVuSans.ttf") for f in fonts), got["fonts"]
+    rel = ["matplotlib/mpl-data/" + Path(f).relative_to(data).as_posix() for f in fonts]
+    assert not [r for r in rel if live_archives.trimmed(r)], rel
