@@ -18,7 +18,8 @@ shared library in it, used or not (12 MB of WebAssembly: numpy's FFT, matplotlib
 triangulation and Qhull, Pillow's WebP and FreeType, contourpy...).  Written by the worker from
 the archive, an extension module is linked only when it is first imported.  Measured in headless
 Chromium on the 2-core test machine, screw_axis, cold cache: click to first frame 3.20 s median
-with the wheels, 2.65 s with this archive (4 runs each, alternating).
+with the wheels, 2.65 s with this archive gunzipped after its download (4 runs each,
+alternating), 2.35 s gunzipped while it downloads (5 runs; ``benchmarks/bench_live.py``).
 
 Bytecode: hash-based, unchecked ``.pyc`` files (nothing compares them with a source file),
 compiled with the paths the modules have in Pyodide, so tracebacks name the right files.  The
