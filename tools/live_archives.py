@@ -3,8 +3,8 @@
     python3.12 tools/live_archives.py STDLIB_IN STDLIB_OUT SITE_OUT WHEEL [WHEEL ...]
     python3 tools/live_archives.py --no-compile STDLIB_IN STDLIB_OUT SITE_OUT WHEEL [...]
 
-* ``STDLIB_OUT`` (``_live/python_stdlib_pyc.zip``): Pyodide's ``python_stdlib.zip`` as it is,
-  each module's ``.pyc`` added next to its ``.py`` (zipimport takes the ``.pyc``); given to
+* ``STDLIB_OUT`` (``_live/python_stdlib_pyc.zip``): Pyodide's ``python_stdlib.zip`` with each
+  module's ``.py`` replaced by its compiled ``.pyc`` (zipimport imports it alone); given to
   ``loadPyodide`` as ``stdLibURL``.
 * ``SITE_OUT`` (``_live/sb_site.tar.gz``): the wheels of numpy, matplotlib and their
   dependencies, unpacked into one gzipped ustar archive rooted at ``/`` (members under
@@ -92,21 +92,20 @@ def _pyc(source: bytes, path: str) -> bytes:
 
 
 def stdlib_archive(src: str, dest: str, compile_: bool) -> None:
-    """Pyodide's standard library zip, with each module's ``.pyc`` beside its ``.py``."""
+    """Pyodide's standard library zip with each module compiled: its ``.pyc`` in place of its
+    ``.py`` (zipimport imports a ``.pyc`` alone; half the entries and bytes to read)."""
     with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED) as zout:
         for info in zin.infolist():
-            data = zin.read(info)
-            out = zipfile.ZipInfo(info.filename, date_time=info.date_time)
+            name, data = info.filename, zin.read(info)
+            date = info.date_time
+            if compile_ and name.endswith(".py"):
+                try:
+                    name, data, date = name + "c", _pyc(data, "/lib/python312.zip/" + name), _DATE
+                except SyntaxError:
+                    pass
+            out = zipfile.ZipInfo(name, date_time=date)
             out.compress_type = zipfile.ZIP_DEFLATED
             zout.writestr(out, data)
-            if compile_ and info.filename.endswith(".py"):
-                try:
-                    pyc = _pyc(data, "/lib/python312.zip/" + info.filename)
-                except SyntaxError:
-                    continue
-                out = zipfile.ZipInfo(info.filename + "c", date_time=_DATE)
-                out.compress_type = zipfile.ZIP_DEFLATED
-                zout.writestr(out, pyc)
 
 
 def site_archive(wheels: list[str], dest: str, compile_: bool) -> dict:
