@@ -86,14 +86,23 @@ def test_site_archive_is_deterministic_trimmed_and_compiled(tmp_path):
                      for n in ("pkg/__init__.py", "pkg/data/table.txt", "pkg/py2.py")]
     assert gzip.decompress(out1.read_bytes())[257:262] == b"ustar"     # what the worker parses
     if sys.version_info[:2] == (3, 12):                  # bytecode: only a 3.12 makes Pyodide's
+        import marshal
+
         live_archives.site_archive([str(wheel)], str(out1), compile_=True)
         with tarfile.open(out1) as tf:
             pyc = tf.extractfile(live_archives.SITE_PACKAGES + "pkg/__init__.pyc").read()
         import importlib.util
 
         assert pyc[:4] == importlib.util.MAGIC_NUMBER
-        import marshal
-
+        mpl = _wheel(tmp_path / "matplotlib-1.0-py3-none-any.whl",
+                     {"matplotlib/m.py": b'"""Doc."""\ndef f():\n    "Doc."\n'})
+        live_archives.site_archive([str(mpl)], str(out2), compile_=True)
+        with tarfile.open(out2) as tf:
+            code = marshal.loads(tf.extractfile(live_archives.SITE_PACKAGES + "matplotlib/m.pyc")
+                                 .read()[16:])
+        space: dict = {}
+        exec(code, space)
+        assert space.get("__doc__") is None and space["f"].__doc__ is None    # as -OO compiles
         ns: dict = {}
         exec(marshal.loads(pyc[16:]), ns)
         assert ns["X"] == 1
