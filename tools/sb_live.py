@@ -21,10 +21,10 @@ At ``html-page-context`` it adds, to every frame player that shows a registered 
 the players' phone-layout frames into files (``move_narrow_frames``).  A player whose pictures
 have their own alt text (ch02's probe sweep) is recognised by the control names of its
 ``data-sb-settings``.  The button carries only a few attributes, an inline click handler (it
-shows the progress bar at once) and a hidden progress bar: before the click the page loads
+shows the progress bar and starts the worker at once, ``_EARLY``) and a hidden progress bar: before the click the page loads
 nothing new, unless live mode has already run in this browser (then the warm start, ``_WARM``:
 Python starts in the background from the browser's cache once the page's HTML is parsed, and draws
-the page's experiments, so a click only shows them; the hint offers to turn it off).  The first click loads the adapter, which starts Pyodide in a Web Worker (once
+the page's experiments, so a click only shows them; the hint offers to turn it off).  The first click loads the adapter, which takes over the Web Worker running Pyodide (once
 per page, shared by the page's experiments); the files come from the browser's HTTP cache on
 the next page (plain URLs, no query strings).  The stored notebook outputs are not touched.
 
@@ -498,16 +498,26 @@ _WARM = ('var w=false;try{w=localStorage.getItem("sb-live-warm")==="1";}catch(e)
          'if(!w||window.__sbWarm||(navigator.connection&&navigator.connection.saveData)'
          '||(navigator.deviceMemory&&navigator.deviceMemory<4)){return;}'
          'window.__sbWarm=1;var go=function(){if(window.sbLive){window.sbLive.warm();return;}'
-         'var src=b.getAttribute("data-sb-src"),base=new URL(".",new URL(src,document.baseURI)).href;'
-         'try{var k=new Worker(base+"sb_worker.js"),e={worker:k,queue:[]};'
-         'k.onmessage=function(m){e.queue.push(m.data);};'
-         'k.onerror=function(m){e.error=m.message||"the worker failed";};'
-         'k.postMessage({type:"boot",pyodideBase:new URL("../_pyodide/",base).href,liveBase:base});'
-         'window.__sbEarly=e;}catch(x){}'
+         + "{early}"
          'var x=document.createElement("script");x.src=src;'
          'x.onload=function(){window.sbLive.warm();};document.head.appendChild(x);};'
          'if(document.readyState!=="loading"){go();}'
          'else{document.addEventListener("DOMContentLoaded",go);}')
+
+# Start the page's worker before the adapter has loaded (the warm start above, and a click):
+# its downloads and Python's start then run while the adapter's script is fetched and run,
+# and the adapter takes the worker over with the messages it sent meanwhile (sb_live.js
+# ``boot``, ``window.__sbEarly``).  ``b``: the Run live button.  Single quotes only: it is
+# also part of the button's onclick attribute, where ``URL`` alone is ``document.URL`` (an
+# inline handler's scope holds the document's properties): hence ``window.URL``.
+_EARLY = ("var src=b.getAttribute('data-sb-src'),"
+          "base=new window.URL('.',new window.URL(src,document.baseURI)).href;"
+          "if(!window.__sbEarly){try{var k=new Worker(base+'sb_worker.js'),e={worker:k,queue:[]};"
+          "k.onmessage=function(m){e.queue.push(m.data);};"
+          "k.onerror=function(m){e.error=m.message||'the worker failed';};"
+          "k.postMessage({type:'boot',pyodideBase:new window.URL('../_pyodide/',base).href,liveBase:base});"
+          "window.__sbEarly=e;}catch(x){}}")
+_WARM = _WARM.replace("{early}", _EARLY)
 
 
 def _button(name: str, uid: str, src: str, megabytes: float) -> str:
@@ -522,10 +532,11 @@ def _button(name: str, uid: str, src: str, megabytes: float) -> str:
             "p.querySelector('progress').hidden=false;"
             "var t=p.querySelector('.sb-live-status');t.hidden=false;"
             "t.textContent='loading the live adapter…';"
-            "p.querySelector('.sb-live-hint').hidden=true;"
+            "p.querySelector('.sb-live-hint').hidden=true;" + _EARLY +
             "var s=document.createElement('script');"
-            "s.src=b.getAttribute('data-sb-src');s.onload=function(){window.sbLive.start(b);};"
-            "s.onerror=function(){b.textContent='Live mode unavailable';};"
+            "s.src=src;s.onload=function(){window.sbLive.start(b);};"
+            "s.onerror=function(){b.textContent='Live mode unavailable';"
+            "if(window.__sbEarly){window.__sbEarly.worker.terminate();window.__sbEarly=null;}};"
             "document.head.appendChild(s);\">Run live</button> "
             '<progress class="sb-live-progress" aria-label="starting live mode" hidden></progress>'
             '<span class="sb-live-status" role="status" hidden></span>'
