@@ -89,10 +89,9 @@ function download(files) {
 
 // The site archive's bytes, gunzipped while they arrive (counted before gunzipping), by a
 // worker of its own, so the gunzip does not hold up Python's start on this thread (second
-// page, from the cache: Python ready 0.73-0.74 s after the start instead of 0.78-1.04 s, 3 runs
-// each); in this thread
-// where that worker cannot start; where the browser has no DecompressionStream, the gzipped
-// bytes (Python unpacks them: slower).
+// page, from the cache: Python ready 0.73-0.74 s after the start instead of 0.78-1.04 s, 3
+// runs each); in this thread where that worker cannot start; where the browser has no
+// DecompressionStream, the gzipped bytes (Python unpacks them: slower).
 function gunzipping() {                    // the archive worker's code (given as a blob)
   self.onmessage = async function (ev) {
     try {
