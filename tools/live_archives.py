@@ -2,6 +2,7 @@
 
     python3.12 tools/live_archives.py STDLIB_IN STDLIB_OUT SITE_OUT WHEEL [WHEEL ...]
     python3 tools/live_archives.py --no-compile STDLIB_IN STDLIB_OUT SITE_OUT WHEEL [...]
+    python3.12 tools/live_archives.py --packages ZIP    # the book's packages' bytecode
 
 * ``STDLIB_OUT`` (``_live/python_stdlib_pyc.zip``): Pyodide's ``python_stdlib.zip`` with each
   module's ``.py`` replaced by its compiled ``.pyc`` (zipimport imports it alone); given to
@@ -99,6 +100,26 @@ def _pyc(source: bytes, path: str, optimize: int = 0) -> bytes:
     return _code_to_hash_pyc(code, importlib.util.source_hash(source), checked=False)
 
 
+def zip_put(zf: zipfile.ZipFile, name: str, data: bytes, date_time=_DATE) -> None:
+    """Write one deflated member (a fixed date unless given: the same inputs, the same bytes)."""
+    info = zipfile.ZipInfo(name, date_time=date_time)
+    info.compress_type = zipfile.ZIP_DEFLATED
+    zf.writestr(info, data)
+
+
+def packages_bytecode(path: str, root: str = "/home/pyodide/sb/") -> int:
+    """Add to the zip ``path`` (the book's packages, unpacked at ``root`` in Pyodide) each
+    ``.py`` member's bytecode as ``__pycache__/<name>.cpython-312.pyc``; the sources stay, for
+    tracebacks.  Returns how many were added."""
+    with zipfile.ZipFile(path, "a", zipfile.ZIP_DEFLATED) as zf:
+        names = [n for n in zf.namelist() if n.endswith(".py")]
+        for name in names:
+            head, _, tail = name.rpartition("/")
+            zip_put(zf, f"{head}/__pycache__/{tail[:-3]}.cpython-312.pyc",
+                    _pyc(zf.read(name), root + name))
+    return len(names)
+
+
 def stdlib_archive(src: str, dest: str, compile_: bool) -> None:
     """Pyodide's standard library zip with each module compiled: its ``.pyc`` in place of its
     ``.py`` (zipimport imports a ``.pyc`` alone; half the entries and bytes to read)."""
@@ -111,9 +132,7 @@ def stdlib_archive(src: str, dest: str, compile_: bool) -> None:
                     name, data, date = name + "c", _pyc(data, "/lib/python312.zip/" + name), _DATE
                 except SyntaxError:
                     pass
-            out = zipfile.ZipInfo(name, date_time=date)
-            out.compress_type = zipfile.ZIP_DEFLATED
-            zout.writestr(out, data)
+            zip_put(zout, name, data, date)
 
 
 def site_archive(wheels: list[str], dest: str, compile_: bool) -> dict:
@@ -151,14 +170,17 @@ def site_archive(wheels: list[str], dest: str, compile_: bool) -> dict:
 
 
 def main(argv: list[str]) -> int:
+    if sys.version_info[:2] != (3, 12) and "--no-compile" not in argv:
+        print(f"live_archives: compiling needs CPython 3.12 (Pyodide 0.27's bytecode), this is "
+              f"{sys.version.split()[0]}; use --no-compile", file=sys.stderr)
+        return 2
+    if argv[:1] == ["--packages"] and len(argv) == 2:
+        print(f"live_archives: bytecode of {packages_bytecode(argv[1])} modules added to {argv[1]}")
+        return 0
     compile_ = "--no-compile" not in argv
     args = [a for a in argv if a != "--no-compile"]
     if len(args) < 4:
         print(__doc__.split("\n\n")[1], file=sys.stderr)
-        return 2
-    if compile_ and sys.version_info[:2] != (3, 12):
-        print(f"live_archives: compiling needs CPython 3.12 (Pyodide 0.27's bytecode), this is "
-              f"{sys.version.split()[0]}; use --no-compile", file=sys.stderr)
         return 2
     stdlib_in, stdlib_out, site_out, *wheels = args
     stdlib_archive(stdlib_in, stdlib_out, compile_)

@@ -290,50 +290,28 @@ def fitted_limits() -> list:
 def packages_zip(dest: Path, fontlist: Path) -> Path:
     """The project's packages (``*.py`` only), the font list (less the fonts the site archive
     leaves out) and the experiments' axis fits at their defaults (:data:`FITTED`), as a zip."""
+    import json
+    import subprocess
+
+    from live_archives import kept_fonts, zip_put    # the fonts the site archive holds
+
     dest.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED) as zf:
         for pkg in PACKAGES:
             for path in sorted((ROOT / pkg).rglob("*.py")):
                 rel = path.relative_to(ROOT).as_posix()
-                if "__pycache__" in rel:
-                    continue
-                info = zipfile.ZipInfo(rel, date_time=(2020, 1, 1, 0, 0, 0))
-                info.compress_type = zipfile.ZIP_DEFLATED
-                zf.writestr(info, path.read_bytes())
-        import json
-
-        from live_archives import kept_fonts       # the fonts the site archive holds
-
-        info = zipfile.ZipInfo("fontlist-v330.json", date_time=(2020, 1, 1, 0, 0, 0))
-        info.compress_type = zipfile.ZIP_DEFLATED
-        zf.writestr(info, json.dumps(kept_fonts(json.loads(fontlist.read_text())), indent=2))
-        info = zipfile.ZipInfo(FITTED, date_time=(2020, 1, 1, 0, 0, 0))
-        info.compress_type = zipfile.ZIP_DEFLATED
-        zf.writestr(info, json.dumps(fitted_limits()))
+                if "__pycache__" not in rel:
+                    zip_put(zf, rel, path.read_bytes())
+        zip_put(zf, "fontlist-v330.json",
+                json.dumps(kept_fonts(json.loads(fontlist.read_text())), indent=2))
+        zip_put(zf, FITTED, json.dumps(fitted_limits()))
     exe = python312()
-    if exe is not None:      # their bytecode too (as for the distribution: see _PYC_SCRIPT)
-        import subprocess
-
-        if subprocess.run([exe, "-c", _PACKAGES_PYC_SCRIPT, str(dest)]).returncode != 0:
+    if exe is not None:      # their bytecode too, as for the site archive
+        script = Path(__file__).resolve().parent / "live_archives.py"
+        if subprocess.run([exe, str(script), "--packages", str(dest)]).returncode != 0:
             print("sb_live: the packages' bytecode was not compiled (they still work)",
                   file=sys.stderr)
     return dest
-
-
-_PACKAGES_PYC_SCRIPT = r"""
-import importlib.util, sys, zipfile
-from importlib._bootstrap_external import _code_to_hash_pyc
-assert sys.version_info[:2] == (3, 12), sys.version
-with zipfile.ZipFile(sys.argv[1], "a", zipfile.ZIP_DEFLATED) as zf:
-    for name in [n for n in zf.namelist() if n.endswith(".py")]:
-        src = zf.read(name)
-        code = compile(src, "/home/pyodide/sb/" + name, "exec", dont_inherit=True)
-        head, _, tail = name.rpartition("/")
-        info = zipfile.ZipInfo(head + "/__pycache__/" + tail[:-3] + ".cpython-312.pyc",
-                               date_time=(2020, 1, 1, 0, 0, 0))
-        info.compress_type = zipfile.ZIP_DEFLATED
-        zf.writestr(info, _code_to_hash_pyc(code, importlib.util.source_hash(src), checked=False))
-"""
 
 
 # The archives (tools/live_archives.py): the standard library with its bytecode, and numpy,

@@ -54,18 +54,22 @@ function report(force) {
          total: bytes.known === bytes.expected ? bytes.total : 0 });
 }
 
+// The progress bar's counters: a response's announced length, and bytes as they arrive.
+var counting = {
+  length: function (n) { bytes.total += n; bytes.known += 1; report(); },
+  bytes: function (n) { bytes.loaded += n; report(); }
+};
+
 // Read a response's body to the end, counting its bytes; the chunks, joined.
 async function counted(r, keep) {
-  bytes.total += parseInt(r.headers.get("Content-Length") || "0", 10);
-  bytes.known += 1;
-  report();
+  counting.length(parseInt(r.headers.get("Content-Length") || "0", 10));
   var reader = r.body.getReader(), chunks = [], n = 0;
   for (;;) {
     var step = await reader.read();
     if (step.done) { break; }
     if (keep) { chunks.push(step.value); }
-    n += step.value.length; bytes.loaded += step.value.length;
-    report();
+    n += step.value.length;
+    counting.bytes(step.value.length);
   }
   if (!keep) { return null; }
   var buf = new Uint8Array(n), at = 0;
@@ -92,18 +96,27 @@ function download(files) {
 // page, from the cache: Python ready 0.73-0.74 s after the start instead of 0.78-1.04 s, 3
 // runs each); in this thread where that worker cannot start; where the browser has no
 // DecompressionStream, the gzipped bytes (Python unpacks them: slower).
-function gunzipping() {                    // the archive worker's code (given as a blob)
+
+// ``url``'s body gunzipped as it arrives; ``onLength(n)`` gets its announced length and
+// ``onBytes(n)`` each chunk's size before gunzipping.  Self-contained: it is also the archive
+// worker's code (with ``gunzipping``, given as a blob).
+async function gunzipFetch(url, onLength, onBytes) {
+  var r = await fetch(url);
+  if (!r.ok) { throw new Error(url + ": HTTP " + r.status); }
+  onLength(parseInt(r.headers.get("Content-Length") || "0", 10));
+  var count = new TransformStream({ transform: function (chunk, out) {
+    onBytes(chunk.length);
+    out.enqueue(chunk);
+  } });
+  var body = r.body.pipeThrough(count).pipeThrough(new DecompressionStream("gzip"));
+  return new Response(body).arrayBuffer();
+}
+
+function gunzipping() {                    // the archive worker: gunzipFetch, counts posted
   self.onmessage = async function (ev) {
+    var tell = function (type) { return function (n) { self.postMessage({ type: type, n: n }); }; };
     try {
-      var r = await fetch(ev.data.url);
-      if (!r.ok) { throw new Error(ev.data.url + ": HTTP " + r.status); }
-      self.postMessage({ type: "length", n: parseInt(r.headers.get("Content-Length") || "0", 10) });
-      var count = new TransformStream({ transform: function (chunk, out) {
-        self.postMessage({ type: "bytes", n: chunk.length });
-        out.enqueue(chunk);
-      } });
-      var body = r.body.pipeThrough(count).pipeThrough(new DecompressionStream("gzip"));
-      var buf = await new Response(body).arrayBuffer();
+      var buf = await gunzipFetch(ev.data.url, tell("length"), tell("bytes"));
       self.postMessage({ type: "done", buf: buf }, [buf]);
     } catch (e) {
       self.postMessage({ type: "error", message: String(e && e.message ? e.message : e) });
@@ -112,24 +125,21 @@ function gunzipping() {                    // the archive worker's code (given a
 }
 
 async function gunzipHere(url) {
+  if (typeof DecompressionStream === "function") {
+    return { tar: new Uint8Array(await gunzipFetch(url, counting.length, counting.bytes)) };
+  }
   var r = await fetch(url);
   if (!r.ok) { throw new Error(url + ": HTTP " + r.status); }
-  if (typeof DecompressionStream !== "function") { return { gz: await counted(r, true) }; }
-  bytes.total += parseInt(r.headers.get("Content-Length") || "0", 10);
-  bytes.known += 1;
-  var count = new TransformStream({ transform: function (chunk, out) {
-    bytes.loaded += chunk.length; report(); out.enqueue(chunk);
-  } });
-  var body = r.body.pipeThrough(count).pipeThrough(new DecompressionStream("gzip"));
-  return { tar: new Uint8Array(await new Response(body).arrayBuffer()) };
+  return { gz: await counted(r, true) };
 }
 
 function downloadArchive(url) {
   var w = null;
   if (typeof DecompressionStream === "function") {
     try {
-      w = new Worker(URL.createObjectURL(new Blob(["(" + gunzipping.toString() + ")()"],
-                                                   { type: "text/javascript" })));
+      w = new Worker(URL.createObjectURL(new Blob(
+        [gunzipFetch.toString() + "\n(" + gunzipping.toString() + ")()"],
+        { type: "text/javascript" })));
     } catch (e) { w = null; }
   }
   if (!w) { return gunzipHere(url); }
@@ -138,8 +148,7 @@ function downloadArchive(url) {
     w.onmessage = function (ev) {
       var m = ev.data;
       heard = true;
-      if (m.type === "length") { bytes.total += m.n; bytes.known += 1; report(); }
-      else if (m.type === "bytes") { bytes.loaded += m.n; report(); }
+      if (m.type === "length" || m.type === "bytes") { counting[m.type](m.n); }
       else if (m.type === "done") { w.terminate(); resolve({ tar: new Uint8Array(m.buf) }); }
       else { w.terminate(); reject(new Error(m.message)); }
     };

@@ -223,6 +223,9 @@ def test_bytecode_is_built_when_a_python312_is_found():
     assert f"{site}matplotlib/mpl-data/fonts/ttf/DejaVuSans.ttf" in names
     assert not [n for n in names if live_archives.trimmed(n[len(site):])], "a trimmed file shipped"
     assert not [n for n in names if "/tests/" in n or n.endswith(".pyi")]
+    with zipfile.ZipFile(SITE / "_live" / "sb_packages.zip") as zf:   # the book's own, with sources
+        packed = zf.namelist()
+    assert "widgets/live.py" in packed and "widgets/__pycache__/live.cpython-312.pyc" in packed
     with zipfile.ZipFile(SITE / "_live" / "python_stdlib_pyc.zip") as zf:
         names = zf.namelist()
     assert "json/__init__.pyc" in names, "the standard library has no bytecode"
