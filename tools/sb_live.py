@@ -22,9 +22,10 @@ the players' phone-layout frames into files (``move_narrow_frames``).  A player 
 have their own alt text (ch02's probe sweep) is recognised by the control names of its
 ``data-sb-settings``.  The button carries only a few attributes, an inline click handler (it
 shows the progress bar and starts the worker at once, ``_EARLY``) and a hidden progress bar: before the click the page loads
-nothing new, unless live mode has already run in this browser (then the warm start, ``_WARM``:
-Python starts in the background from the browser's cache once the page's HTML is parsed, and draws
-the page's experiments, so a click only shows them; the hint offers to turn it off).  The first click loads the adapter, which takes over the Web Worker running Pyodide (once
+nothing new, unless live mode has already run in this browser (then the warm start, a script
+in the page's head, ``_warm_script``: Python starts in the background from the browser's cache
+while the page is parsed and draws the page's experiments, so a click only shows them; the
+hint offers to turn it off).  The first click loads the adapter, which takes over the Web Worker running Pyodide (once
 per page, shared by the page's experiments); the files come from the browser's HTTP cache on
 the next page (plain URLs, no query strings).  The stored notebook outputs are not touched.
 
@@ -48,6 +49,7 @@ from __future__ import annotations
 
 import functools
 import html
+import json
 import re
 import shutil
 import sys
@@ -74,7 +76,6 @@ def move_narrow_frames(body: str, outdir: Path, pathto) -> str:
     ``outdir/_sb_frames/`` (``pathto(name, 1)`` makes the page-relative link)."""
     import base64
     import hashlib
-    import json
 
     folder = Path(outdir) / "_sb_frames"
 
@@ -165,7 +166,6 @@ def add_dense_frames(body: str, outdir: Path, pathto, players: dict, stats: dict
     drawn and linked, the seconds spent and the bytes written, and collects the cache entries
     used (``prune_dense_cache`` removes the others)."""
     import hashlib
-    import json
     import time
 
     from widgets.players import dense_frames
@@ -290,7 +290,6 @@ def fitted_limits() -> list:
 def packages_zip(dest: Path, fontlist: Path) -> Path:
     """The project's packages (``*.py`` only), the font list (less the fonts the site archive
     leaves out) and the experiments' axis fits at their defaults (:data:`FITTED`), as a zip."""
-    import json
     import subprocess
 
     from live_archives import kept_fonts, zip_put    # the fonts the site archive holds
@@ -347,7 +346,6 @@ def archives(dest: Path, dist: Path) -> bool:
     distribution ``dist`` (tools/live_archives.py; kept while their inputs are unchanged).
     Compiled by a CPython 3.12 when one is found, else (returns False) with the ``.py`` files:
     live mode works, and starts slower."""
-    import json
     import subprocess
 
     import pyodide_dist
@@ -382,7 +380,6 @@ def live_lock(dist: Path) -> dict:
     """The lock live mode gives Pyodide (``_live/sb-lock.json``): the verified official lock's
     ``info`` (Pyodide checks its version) and no packages: they come in ``sb_site.tar.gz``,
     so Pyodide neither parses 110 kB of package entries nor loads anything itself."""
-    import json
 
     lock = json.loads((dist / "pyodide-lock.json").read_text())
     return {"info": lock["info"], "packages": {}}
@@ -406,7 +403,6 @@ def stage_live(staging: Path) -> str | None:
         archives(made, pyodide_dist.cache_dir())
         for name in ("python_stdlib_pyc.zip", "sb_site.tar.gz"):
             shutil.copy2(made / name, live / name)
-        import json
         (live / "sb-lock.json").write_text(json.dumps(live_lock(staging / "_pyodide")))
     except pyodide_dist.DistributionUnavailable as exc:
         shutil.rmtree(staging / "_pyodide", ignore_errors=True)
@@ -461,41 +457,50 @@ _FILE_HINT = ("Live mode needs the book served over http (make serve); opened fr
               "the frames below work")
 
 
-# The warm start (sb_live.js ``warm``): where live mode has run before in this browser
-# (localStorage), the page's first bar starts the worker itself as soon as the page's HTML has
-# been parsed (DOMContentLoaded: 0.35-0.6 s before the load event of a chapter, whose pictures
-# are still arriving), keeping its messages until the adapter has loaded, and loads the
-# adapter, which takes that worker over (``window.__sbEarly``) and draws the page's
-# experiments.  Python starts from the browser's cache, off the page's main thread: measured,
-# the adapter's own script ran only at the load event (the main thread is busy typesetting
-# the page's mathematics), a start that began there was ready about 0.5 s later.  Nothing
-# happens for a reader who never ran live mode, nor with the browser's data saver on, nor on
-# a device that reports under 4 GB of memory (navigator.deviceMemory: Python in a worker
-# takes ~250 MB).
-_WARM = ('var w=false;try{w=localStorage.getItem("sb-live-warm")==="1";}catch(e){}'
-         'if(!w||window.__sbWarm||(navigator.connection&&navigator.connection.saveData)'
-         '||(navigator.deviceMemory&&navigator.deviceMemory<4)){return;}'
-         'window.__sbWarm=1;var go=function(){if(window.sbLive){window.sbLive.warm();return;}'
-         + "{early}"
-         'var x=document.createElement("script");x.src=src;'
-         'x.onload=function(){window.sbLive.warm();};document.head.appendChild(x);};'
-         'if(document.readyState!=="loading"){go();}'
-         'else{document.addEventListener("DOMContentLoaded",go);}')
-
-# Start the page's worker before the adapter has loaded (the warm start above, and a click):
+# Start the page's worker before the adapter has loaded (the warm start below, and a click):
 # its downloads and Python's start then run while the adapter's script is fetched and run,
 # and the adapter takes the worker over with the messages it sent meanwhile (sb_live.js
-# ``boot``, ``window.__sbEarly``).  ``b``: the Run live button.  Single quotes only: it is
-# also part of the button's onclick attribute, where ``URL`` alone is ``document.URL`` (an
-# inline handler's scope holds the document's properties): hence ``window.URL``.
-_EARLY = ("var src=b.getAttribute('data-sb-src'),"
-          "base=new window.URL('.',new window.URL(src,document.baseURI)).href;"
+# ``boot``, ``window.__sbEarly``).  ``src``: the adapter's URL, relative to the page.  Single
+# quotes only: it is also part of the button's onclick attribute, where ``URL`` alone is
+# ``document.URL`` (an inline handler's scope holds the document's properties): hence
+# ``window.URL``.
+_START = ("var base=new window.URL('.',new window.URL(src,document.baseURI)).href;"
           "if(!window.__sbEarly){try{var k=new Worker(base+'sb_worker.js'),e={worker:k,queue:[]};"
           "k.onmessage=function(m){e.queue.push(m.data);};"
           "k.onerror=function(m){e.error=m.message||'the worker failed';};"
           "k.postMessage({type:'boot',pyodideBase:new window.URL('../_pyodide/',base).href,liveBase:base});"
           "window.__sbEarly=e;}catch(x){}}")
-_WARM = _WARM.replace("{early}", _EARLY)
+_EARLY = "var src=b.getAttribute('data-sb-src');" + _START        # ``b``: the Run live button
+
+
+def _warm_script(src: str) -> str:
+    """The warm start (sb_live.js ``warm``), a script in the head of every page with a Run live
+    button: where live mode has run before in this browser (localStorage), it starts the
+    worker the moment the parser reaches it, keeping the worker's messages until the adapter
+    has loaded; once the page's HTML has been parsed (DOMContentLoaded) it loads the adapter,
+    which takes that worker over (``window.__sbEarly``) and draws the page's experiments (it
+    needs every bar).  Python starts from the browser's cache, off the page's main thread.
+
+    Measured on a second page clicked at its load event (``benchmarks/bench_live.py``,
+    alternating runs): a worker started at DOMContentLoaded gave the first picture 1.54 s
+    after the click (median of 5), one started by an inline script at the page's first bar
+    1.17-1.35 s and one started in the head 0.98-1.06 s (medians of 5 and 6); a start from
+    the adapter's own script, which runs only about the load event (the main thread is busy
+    typesetting the page's mathematics), was about 0.5 s later still.
+
+    Nothing happens opened from a file, for a reader who never ran live mode, with the
+    browser's data saver on, or on a device that reports under 4 GB of memory
+    (navigator.deviceMemory: Python in a worker takes ~250 MB)."""
+    return ('<script>(function(){if(location.protocol==="file:"){return;}'
+            'var w=false;try{w=localStorage.getItem("sb-live-warm")==="1";}catch(e){}'
+            'if(!w||window.__sbWarm||(navigator.connection&&navigator.connection.saveData)'
+            '||(navigator.deviceMemory&&navigator.deviceMemory<4)){return;}'
+            f'window.__sbWarm=1;var src={json.dumps(src)};' + _START +
+            'var go=function(){if(window.sbLive){window.sbLive.warm();return;}'
+            'var x=document.createElement("script");x.src=src;'
+            'x.onload=function(){window.sbLive.warm();};document.head.appendChild(x);};'
+            'if(document.readyState!=="loading"){go();}'
+            'else{document.addEventListener("DOMContentLoaded",go);}})();</script>\n')
 
 
 def _button(name: str, uid: str, src: str, megabytes: float) -> str:
@@ -521,10 +526,10 @@ def _button(name: str, uid: str, src: str, megabytes: float) -> str:
             "<span class=\"sb-live-hint\">every control runs the book's Python in your browser; "
             f"the first start downloads {megabytes:.0f} MB, later pages start from the "
             "browser's cache</span>"
-            '<script>(function(s){var p=s.parentNode,b=p.querySelector("button");'
-            'if(location.protocol==="file:"){b.disabled=true;'
-            f'p.querySelector(".sb-live-hint").textContent="{_FILE_HINT}";return;}}'
-            + _WARM + '})(document.currentScript);</script></div>\n')
+            '<script>(function(s){var p=s.parentNode;'
+            'if(location.protocol==="file:"){p.querySelector("button").disabled=true;'
+            f'p.querySelector(".sb-live-hint").textContent="{_FILE_HINT}";}}'
+            '})(document.currentScript);</script></div>\n')
 
 
 def _page_context(app, pagename, templatename, context, doctree) -> None:
@@ -543,7 +548,6 @@ def _page_context(app, pagename, templatename, context, doctree) -> None:
         if name is None:       # a player with its own alt text: known by its controls' names
             settings = _SETTINGS.search(m.group(0))
             if settings:
-                import json
                 raw = html.unescape(settings.group(1) or settings.group(2))
                 name = app.sb_live_settings.get(frozenset(json.loads(raw)))
         if name is None:
@@ -558,6 +562,8 @@ def _page_context(app, pagename, templatename, context, doctree) -> None:
                             {uid: EXPERIMENTS[name] for uid, name in found.items()},
                             app.sb_dense_stats, dense_cache(app))
     context["body"] = move_narrow_frames(body, Path(app.outdir), context["pathto"])
+    if found and not problem:
+        context["metatags"] = context.get("metatags", "") + _warm_script(src)
 
 
 def dense_cache(app) -> Path:

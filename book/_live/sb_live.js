@@ -14,9 +14,10 @@
  * never queues up stale frames).  No physics or drawing here.
  *
  * Warm start: once live mode has run in this browser, a later page starts the worker itself
- * once its HTML is parsed and then calls warm() (see tools/sb_live.py _WARM): Python starts
- * from the HTTP cache, this script takes the worker over (window.__sbEarly) and draws the
- * page's experiments, and a click shows the drawn picture at once.
+ * from a script in its head, loads this script once its HTML is parsed and calls warm() (see
+ * tools/sb_live.py _warm_script): Python starts from the HTTP cache, this script takes the
+ * worker over (window.__sbEarly) and draws the page's experiments, and a click shows the
+ * drawn picture at once.
  */
 (function () {
   "use strict";
@@ -39,7 +40,7 @@
     if (booting) { return booting; }
     booting = new Promise(function (resolve, reject) {
       // the warm start's worker, started by the page before this script had loaded
-      // (tools/sb_live.py _WARM), with the messages it has sent meanwhile
+      // (tools/sb_live.py _warm_script), with the messages it has sent meanwhile
       var early = window.__sbEarly;
       window.__sbEarly = null;
       worker = early ? early.worker : new Worker(base + "sb_worker.js");

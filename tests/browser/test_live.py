@@ -563,6 +563,9 @@ def test_worker_progress_and_drag_without_long_tasks(live_page, site_url):
     too."""
     name = DRAG_EXPERIMENT if DRAG_EXPERIMENT in PAGES else sorted(PAGES)[0]
     page, rel = live_page, PAGES[name]
+    # a reader who has not run live mode in this browser (the module's context has, in other
+    # tests): no warm start from the page's head, so the click starts Python and shows it
+    page.add_init_script("try { localStorage.removeItem('sb-live-warm'); } catch (e) {}")
     page.add_init_script(f"({JS_WATCH})()")
     root, _ = start_live(page, site_url, rel, name)
     problems = []
