@@ -717,6 +717,73 @@ def test_second_page_starts_from_the_http_cache(browser, tmp_path):
     assert not problems, "\n  ".join(problems)
 
 
+class _Fallback(_Counting):
+    """Serves the site with ``PRELUDE`` put before the worker's script: a browser without a
+    feature the worker uses, made from this one."""
+
+    PRELUDE = ""
+
+    def do_GET(self):
+        if self.path.split("?")[0].endswith("/_live/sb_worker.js"):
+            body = (self.PRELUDE + (SITE / "_live" / "sb_worker.js").read_text(encoding="utf-8")).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/javascript")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
+        super().do_GET()
+
+
+FALLBACKS = {
+    # a nested worker cannot start: the archive is gunzipped on the worker's own thread
+    "no nested worker": "self.Worker = undefined;\n",
+    # no DecompressionStream (older browsers): the gzipped archive is unpacked by Python
+    "no DecompressionStream": "self.DecompressionStream = undefined;\n",
+}
+
+
+@pytest.mark.parametrize("missing", sorted(FALLBACKS))
+def test_worker_fallbacks_start_the_same_picture(browser, missing):
+    """The worker's fallbacks, for browsers that lack what its fast path uses, start live mode
+    and draw the very picture the fast path draws (pixels and readouts), every file from the
+    site as before."""
+    import functools
+    import threading
+
+    name = sorted(PAGES)[0]
+    rel = PAGES[name]
+    seen = {}
+    for variant, prelude in (("fast", ""), (missing, FALLBACKS[missing])):
+        handler = type("_Served", (_Fallback,), {"PRELUDE": prelude, "log": []})
+        server = http.server.ThreadingHTTPServer(
+            ("127.0.0.1", 0), functools.partial(handler, directory=str(SITE)))
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        guard = NetworkGuard()
+        ctx = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="block")
+        ctx.route("**/*", guard.route)
+        try:
+            page = ctx.new_page()
+            log = ConsoleLog(page)
+            root, _ = start_live(page, f"http://127.0.0.1:{server.server_address[1]}", rel, name)
+            seen[variant] = {"pixels": root.evaluate(JS_PIXELS), "readout": root.evaluate(JS_INFO)["readout"],
+                             "errors": [e for e in log.errors if "favicon.ico" not in e],
+                             "served": [p for p, _ in handler.log if BIG.search(p)],
+                             "boot": page.evaluate("() => window.sbLive.bootTimes")}
+        finally:
+            ctx.close()
+            server.shutdown()
+            server.server_close()
+        assert not guard.blocked, guard.blocked
+    fast, other = seen["fast"], seen[missing]
+    print(f"\n{name}, boot phases (ms): fast path {json.dumps({k: round(v) for k, v in fast['boot'].items()})}; "
+          f"{missing}: {json.dumps({k: round(v) for k, v in other['boot'].items()})}")
+    assert not fast["errors"] and not other["errors"], (fast["errors"], other["errors"])
+    assert other["pixels"] == fast["pixels"], f"{missing}: the first picture differs from the fast path's"
+    assert other["readout"] == fast["readout"], f"{missing}: the readouts differ from the fast path's"
+    assert sorted(other["served"]) == sorted(fast["served"]), (other["served"], fast["served"])
+
+
 def test_warm_start_once_live_has_run(browser, tmp_path):
     """A reader who never ran live mode: a page loads nothing of it, however long it stays
     open.  Once live mode has run in this browser, a later page starts Python by itself when
