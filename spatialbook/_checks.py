@@ -9,6 +9,11 @@ booleans, complex numbers, object arrays and ragged lists are refused by their
 dtype kind, a check that costs nothing for float arrays.  A scalar argument must
 not be empty; leading (batch) axes of arrays may have length 0.  Batches of
 several arguments must broadcast (``batch_shape`` names them if not).
+
+Finite means at most ``MAX_MAGNITUDE`` (1e100) in absolute value, not just "not NaN or
+infinity": a product of three such numbers still fits in a float, so a finite input cannot
+overflow into an infinite or NaN result (1e308 squared would, silently).  No physical quantity
+in SI units comes near 1e100.
 """
 
 from __future__ import annotations
@@ -19,6 +24,8 @@ from ._kernels import _skew, _vee
 
 #: Tolerance for "orthonormal", "symmetric", "skew" and similar structural checks.
 STRUCTURE_TOL = 1e-9
+#: Largest magnitude accepted for any number (see the module docstring): cubes stay finite.
+MAX_MAGNITUDE = 1e100
 _E3 = np.eye(3)
 
 
@@ -88,6 +95,22 @@ def _numbers(name: str, value, expected: str) -> np.ndarray:
     return arr.astype(float, copy=False)
 
 
+def _bounded(arr: np.ndarray) -> bool:
+    """All of ``arr`` within +-MAX_MAGNITUDE (False for NaN: comparisons with NaN fail).  Two
+    reductions and no temporary array, as cheap as np.isfinite(arr).all() for large arrays."""
+    return arr.size == 0 or bool(arr.max() <= MAX_MAGNITUDE and arr.min() >= -MAX_MAGNITUDE)
+
+
+def _unbounded(name: str, arr: np.ndarray, expected: str) -> ValueError:
+    """The error for an array that failed :func:`_bounded`: NaN/infinity, or a huge number."""
+    if not np.all(np.isfinite(arr)):
+        return ValueError(f"{name}: expected {expected}, got {_show(arr)}")
+    return ValueError(
+        f"{name}: expected {expected} of magnitude at most {MAX_MAGNITUDE:g} (a bigger input can overflow "
+        f"into an infinite result), got {float(np.max(np.abs(arr))):g}"
+    )
+
+
 def as_array(name: str, value, trailing: tuple[int, ...]) -> np.ndarray:
     """Return ``value`` as a finite float array whose last axes are ``trailing``.
 
@@ -98,8 +121,10 @@ def as_array(name: str, value, trailing: tuple[int, ...]) -> np.ndarray:
     n = len(trailing)
     if arr.ndim < n or tuple(arr.shape[arr.ndim - n:]) != tuple(trailing):
         raise ValueError(f"{name}: expected an array of shape (..., {_fmt(trailing)}), got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name}: expected finite numbers, got NaN or infinity")
+    if not _bounded(arr):
+        if not np.all(np.isfinite(arr)):
+            raise ValueError(f"{name}: expected finite numbers, got NaN or infinity")
+        raise _unbounded(name, arr, "finite numbers")
     return arr
 
 
@@ -108,8 +133,8 @@ def as_scalar(name: str, value, *, nonnegative: bool = False, positive: bool = F
     arr = _numbers(name, value, "a real number or an array of real numbers")
     if arr.size == 0:
         raise ValueError(f"{name}: expected a real number or a non-empty array of numbers, got an empty array")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name}: expected a finite number, got {_show(arr)}")
+    if not _bounded(arr):
+        raise _unbounded(name, arr, "a finite number")
     if positive and np.any(arr <= 0):
         raise ValueError(f"{name}: expected a positive number, got {_show(arr)}")
     if nonnegative and np.any(arr < 0):

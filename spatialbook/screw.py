@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import _allclose, _numbers, _show, batch_shape, as_vector3, as_vector6
+from ._checks import MAX_MAGNITUDE, _allclose, _numbers, _show, batch_shape, as_vector3, as_vector6
 from ._kernels import _cross
 
 
@@ -54,8 +54,9 @@ class Axis(_AxisFields):
         h = _numbers("pitch", pitch, "a real number or an array of real numbers")
         if h.size == 0:
             raise ValueError("pitch: expected a real number or a non-empty array of numbers, got an empty array")
-        if np.any(np.isnan(h) | (h == -np.inf)):
-            raise ValueError(f"pitch: expected a finite number, or +inf for a pure translation or couple, got {_show(h)}")
+        if np.any(np.isnan(h) | (h < -MAX_MAGNITUDE) | ((h > MAX_MAGNITUDE) & (h != np.inf))):
+            raise ValueError(f"pitch: expected a finite number, of magnitude at most {MAX_MAGNITUDE:g}, "
+                             f"or +inf for a pure translation or couple, got {_show(h)}")
         batch_shape(("point", r, 1), ("direction", n, 1), ("pitch", h, 0))
         return super().__new__(cls, r, n, h)
 

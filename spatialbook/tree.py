@@ -254,7 +254,7 @@ def _check_parents(parents, n: int) -> np.ndarray:
             f"parents: expected one entry per body, {n} as placements, axes and inertias have, got {raw.shape[0]}"
         )
     if raw.dtype.kind == "f":
-        if not np.all(np.isfinite(raw)) or np.any(raw != np.round(raw)):
+        if not np.all(np.abs(raw) <= n) or np.any(raw != np.round(raw)):   # also NaN, inf, 1e308
             raise ValueError(f"parents: expected integer body indices, got {raw.tolist()}")
     p = raw.astype(int)
     bad = np.flatnonzero((p < -1) | (p >= np.arange(p.shape[0])))

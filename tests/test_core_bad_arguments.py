@@ -7,7 +7,8 @@ in ``VALID_CALLS`` below (a test fails until it has one), and the bad values are
 from that example for each of its parameters:
 
 None, a string, numbers written as text, complex numbers, booleans, an object array, NaN, inf,
-an empty list and a ragged list; for array parameters also a wrong trailing shape and an extra
+1e308 (finite, but beyond ``MAX_MAGNITUDE``: squared it overflows into an infinite result), an
+empty list and a ragged list; for array parameters also a wrong trailing shape and an extra
 trailing axis; and a leading (batch) axis that does not broadcast with another argument's.
 """
 
@@ -159,8 +160,8 @@ def _bad_values(value) -> dict[str, object]:
             "object_array": np.array([1.0, 2.0], dtype=object),
         }
     arr = np.asarray(value, dtype=float)
-    nan, inf = arr.copy(), arr.copy()
-    nan.flat[0], inf.flat[0] = np.nan, np.inf
+    nan, inf, huge = arr.copy(), arr.copy(), arr.copy()
+    nan.flat[0], inf.flat[0], huge.flat[0] = np.nan, np.inf, 1e308
     bad = {
         "None": None,
         "string": "not a number",
@@ -170,6 +171,7 @@ def _bad_values(value) -> dict[str, object]:
         "object_array": np.asarray(value).astype(object),
         "NaN": nan,
         "inf": inf,
+        "huge": huge,                             # finite, but squared it overflows: a silent inf/NaN result
         "empty": [],
     }
     rows = arr.tolist()
