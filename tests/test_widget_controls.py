@@ -325,3 +325,68 @@ def test_the_corruption_guard_flags_an_emptied_check(name):
         assert seen > 0 and len(missed) == seen
     finally:
         e.close()
+
+
+# --- bad input: ValueError naming the control, and nothing moves ----------------------------------
+
+_BUILT: dict = {}
+
+
+def _built(name: str):
+    """One instance per experiment for the bad-input tests (a refused value changes nothing)."""
+    if name not in _BUILT:
+        _BUILT[name] = EXPERIMENTS[name]()
+    return _BUILT[name]
+
+
+def _bad_control_values(spec) -> dict:
+    """Values the control ``spec`` cannot take, by kind."""
+    bad = {"None": None, "string": "abc", "dict": {"a": 1}, "list": [1.0], "complex": 1 + 1j,
+           "array": np.array([0.1, 0.2]), "object": object()}
+    if isinstance(spec, Slider):
+        span = spec.max - spec.min
+        bad.update({"above_max": spec.max + 0.5 * span, "below_min": spec.min - 0.5 * span, "nan": float("nan"),
+                    "inf": float("inf"), "huge": 1e308, "bool": True, "numbers_as_text": str(spec.value)})
+    elif isinstance(spec, Player):
+        bad.update({"above_max": spec.max + spec.step, "below_min": spec.min - spec.step, "float": 0.5, "bool": True})
+    else:                                            # a Choice
+        bad.update({"not_an_option": "not-an-option", "number": 12345, "bool": True})
+    return bad
+
+
+def _bad_control_cases():
+    return [pytest.param(name, spec.name, kind, id=f"{name}-{spec.name}-{kind}")
+            for name in NAMES for spec in EXPERIMENTS[name].CONTROLS for kind in _bad_control_values(spec)]
+
+
+@pytest.mark.parametrize("name, control, kind", _bad_control_cases())
+def test_set_refuses_a_bad_value_naming_the_control(name, control, kind):
+    """Before: out-of-range and bool values were clipped or taken silently by ipywidgets, text
+    like "0.5" was read as a number, anything else raised traitlets' TraitError."""
+    exp = _built(name)
+    spec = {c.name: c for c in EXPERIMENTS[name].CONTROLS}[control]
+    bad = _bad_control_values(spec)[kind]
+    before = exp.values()
+    others = {k: v for k, v in before.items() if k != control}
+    with pytest.raises(ValueError, match=rf"^{control}: expected "):
+        exp.set(**others, **{control: bad})          # the good values with it do not move either
+    assert exp.values() == before
+    with pytest.raises(ValueError, match=rf"^{control}: expected "):
+        EXPERIMENTS[name](**{control: bad})          # the constructor's keyword values too
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_unknown_control_names_raise_value_error(name):
+    exp = _built(name)
+    for call in (lambda: exp.set(not_a_control=1.0), lambda: EXPERIMENTS[name](not_a_control=1.0),
+                 lambda: exp.frames("not_a_control"), lambda: exp.static_player("not_a_control")):
+        with pytest.raises(ValueError, match=r"has no control 'not_a_control': expected one of \["):
+            call()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_sweep_value_passes_the_check(name):
+    """The checks refuse nothing the book itself sets: each control's sweep, ends included."""
+    for spec in EXPERIMENTS[name].CONTROLS:
+        for v in spec.sweep(21):
+            assert spec.check(v) == v

@@ -74,5 +74,5 @@ def test_basis_rotation_alone(exp):
 
 
 def test_set_rejects_unknown_controls(exp):
-    with pytest.raises(KeyError):
+    with pytest.raises(ValueError, match="no control 'not_a_control': expected one of"):
         exp.set(not_a_control=1)

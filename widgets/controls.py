@@ -2,7 +2,10 @@
 
 Each spec is a frozen dataclass that an experiment lists in ``CONTROLS``; ``make()`` builds its
 ipywidget (the experiment's state lives in those widgets' values, in JupyterLab and, through a
-stand-in, in live mode) and ``sweep(n)`` gives the values a frame player steps through.
+stand-in, in live mode), ``sweep(n)`` gives the values a frame player steps through and
+``check(value)`` refuses a value the control cannot take (``ValueError`` naming the control and
+what it expects: ipywidgets alone would clip an out-of-range number silently, read the text
+"0.5" as a number, or raise its own ``TraitError``).
 :func:`assign` sets a widget's value from Python without the browser echoing an old one back.
 """
 
@@ -13,6 +16,16 @@ from typing import Any
 
 import ipywidgets as W
 import numpy as np
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else f"a {type(value).__name__}"
+
+
+def _real(value: Any) -> bool:
+    """A real number: Python or numpy int/float, not a bool (nor text, None, complex, arrays)."""
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
 
 
 @dataclass(frozen=True)
@@ -39,6 +52,13 @@ class Slider:
             tooltip=self.hint or None,
         )
 
+    def check(self, value: Any) -> Any:
+        """``value`` if it is a number in [min, max] (to a rounding); else ``ValueError``."""
+        tol = 1e-9 * (self.max - self.min)
+        if not _real(value) or not self.min - tol <= float(value) <= self.max + tol:   # NaN fails too
+            raise ValueError(f"{self.name}: expected a number from {self.min:g} to {self.max:g}, got {_shown(value)}")
+        return value
+
     def sweep(self, n: int = 21) -> list[float]:
         """``n`` values from min to max, ends included, on the slider's step grid."""
         steps = int(round((self.max - self.min) / self.step))
@@ -64,6 +84,16 @@ class Choice:
             tooltip=self.hint or None,
         )
 
+    def check(self, value: Any) -> Any:
+        """The option equal to ``value``; else ``ValueError`` listing the options."""
+        for option in self.options:
+            try:
+                if isinstance(option, bool) == isinstance(value, bool) and bool(option == value):
+                    return option
+            except (TypeError, ValueError):         # an array compared with an option
+                pass
+        raise ValueError(f"{self.name}: expected one of {list(self.options)}, got {_shown(value)}")
+
     def sweep(self, n: int = 0) -> list:
         return list(self.options)
 
@@ -82,6 +112,13 @@ class Player:
     def make(self) -> W.Widget:
         return W.Play(value=self.min, min=self.min, max=self.max, step=self.step,
                       interval=self.interval, description="play", repeat=True)
+
+    def check(self, value: Any) -> Any:
+        """``value`` if it is a whole number in [min, max]; else ``ValueError``."""
+        if not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_)) \
+                or not self.min <= value <= self.max:
+            raise ValueError(f"{self.name}: expected a whole number from {self.min} to {self.max}, got {_shown(value)}")
+        return value
 
     def sweep(self, n: int = 21) -> list[int]:
         steps = (self.max - self.min) // self.step

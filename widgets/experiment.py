@@ -78,8 +78,8 @@ class Experiment:
         self._specs = {c.name: c for c in self.CONTROLS}
         self.controls: dict[str, W.Widget] = {c.name: c.make() for c in self.CONTROLS}
         self._players = {c.name: c for c in self.CONTROLS if isinstance(c, Player)}
-        for k, v in values.items():
-            self._control(k).value = v
+        for k, v in self._checked(values).items():
+            self.controls[k].value = v
         self._scene: dict = {}
         self._suspended = False
 
@@ -135,10 +135,11 @@ class Experiment:
         self._set(values, live=True)
 
     def _set(self, values: dict, live: bool) -> None:
+        values = self._checked(values)               # all or nothing: no control moves if one is bad
         self._suspended = True
         try:
             for k, v in values.items():
-                assign(self._control(k), v)
+                assign(self.controls[k], v)
         finally:
             self._suspended = False
         self.update(live=live)
@@ -194,7 +195,9 @@ class Experiment:
     # ------------------------------------------------------------------ frame players
     def sweep_values(self, control: str | None = None, n: int = 17) -> list:
         """Default values of a sweep: the control's whole range, ends included."""
-        return self._specs[control or self.main_control].sweep(n)
+        control = control or self.main_control
+        self._control(control)
+        return self._specs[control].sweep(n)
 
     def frames(self, control: str | None = None, values: Sequence | None = None,
                narrow: bool = False) -> list[bytes]:
@@ -280,9 +283,13 @@ class Experiment:
     def _control(self, name: str) -> W.Widget:
         try:
             return self.controls[name]
-        except KeyError:
-            raise KeyError(f"{type(self).__name__} has no control {name!r}; "
-                           f"controls: {sorted(self.controls)}") from None
+        except (KeyError, TypeError):
+            raise ValueError(f"{type(self).__name__} has no control {name!r}: expected one of "
+                             f"{sorted(self.controls)}") from None
+
+    def _checked(self, values: dict) -> dict:
+        """``values`` with each checked by its control's spec (``ValueError`` naming the control)."""
+        return {k: self._specs[k].check(v) for k, v in values.items() if self._control(k) is not None}
 
     def _repr_mimebundle_(self, **kwargs):
         """Displaying the experiment itself displays its widget."""

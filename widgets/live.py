@@ -238,10 +238,10 @@ class Live:
                 raise ValueError(f"sb_live: {type(exp).__name__} has no control {k!r}")
             if hasattr(spec, "options"):               # a Choice: the option itself
                 clean[k] = next((o for o in spec.options if _plain_option(o) == v), v)
-            elif type(spec).__name__ == "Player":
-                clean[k] = int(v)
+            elif type(spec).__name__ == "Player":          # JSON may send 3.0 for 3
+                clean[k] = int(v) if isinstance(v, float) and v.is_integer() else v
             else:
-                clean[k] = float(v)
+                clean[k] = v                           # checked by the spec (exp._set): a number in range
         exp._set(clean, live=False)                   # scene + blitted render, no encoding
         return json.dumps({"readouts": exp.readout_table(), "state": exp.state(),
                            "inactive": exp.inactive(exp.values()),   # control -> reason

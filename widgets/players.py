@@ -17,8 +17,8 @@ def sweep(exp: "Experiment", control: str | None = None,
     control, over :meth:`Experiment.sweep_values`); every control is restored afterwards, and
     a notebook's widgets see only the restored values."""
     control = control or exp.main_control
-    values = exp.sweep_values(control) if values is None else values
     exp._control(control)
+    values = exp.sweep_values(control) if values is None else values
     # restore every control afterwards (a Play drives its slider): players first
     old = {k: c.value for k, c in exp.controls.items() if k in exp._players}
     old.update({k: c.value for k, c in exp.controls.items() if k not in exp._players})
@@ -57,6 +57,7 @@ def static_player(exp: "Experiment", control: str | None = None, values: Sequenc
     from .static_html import frame_player
 
     control = control or exp.main_control
+    exp._control(control)
     spec = exp._specs[control]
     values = list(exp.sweep_values(control) if values is None else values)
     pairs = sweep(exp, control, values)
