@@ -13,7 +13,8 @@ Conventions (every docstring in the package refers to these)
 5. Arrays batch over leading axes: a (..., 6) array is many 6-vectors, (..., 6, 6) many
    matrices.  Lists are accepted everywhere; numpy arrays are returned.
 6. Input is checked once at the public boundary; bad input raises ``ValueError`` naming the
-   argument and what was expected.
+   argument and what was expected.  Numbers must be finite and at most 1e100 in magnitude
+   (``_checks.MAX_MAGNITUDE``): a bigger one could overflow into an infinite result.
 
 >>> import spatialbook as sb
 >>> I_O = sb.spatial_inertia(sb.DOOR["mass"], sb.DOOR["com"], sb.DOOR["inertia_com"])
