@@ -26,8 +26,11 @@ joints' names, as Pinocchio's URDF parser numbers them).
 
 Not modelled: MuJoCo's armature, joint damping, springs, friction loss, gravity compensation,
 contacts, limits and other constraints, tendons and actuators (a Tree is the rigid-body model:
-what ``mj_inverse`` computes with those switched off); URDF joint ``<dynamics>`` damping or
-friction (refused if non-zero), ``mimic`` and ``planar`` joints (refused).
+what ``mj_inverse`` computes with those switched off); URDF joint ``<dynamics>`` damping and
+friction (left out, as Pinocchio's rnea, crba and aba leave them out: add such forces to tau),
+``mimic`` and ``planar`` joints (refused).  Inertias are checked (physical: positive
+semi-definite, triangle inequality) once merged into their Tree body, so a dummy link welded to
+the trunk may carry a token inertia; an error names the source links of the body.
 """
 
 from __future__ import annotations
@@ -38,7 +41,6 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 
-from ._checks import as_inertia3
 from .inertia import _assemble
 from .transforms import _motion_blocks
 from .tree import Tree, _check_tree, _joint_values
@@ -84,7 +86,7 @@ class _Builder:
 
     def __init__(self):
         self.parents, self.placements, self.axes, self.kinds, self.names, self.offsets = [], [], [], [], [], []
-        self.inertias = []
+        self.inertias, self.sources = [], []
 
     def add(self, parent, placement, axis, kind, name, offset=0.0) -> int:
         self.parents.append(parent)
@@ -94,21 +96,34 @@ class _Builder:
         self.names.append(name)
         self.offsets.append(offset)
         self.inertias.append(np.zeros((6, 6)))
+        self.sources.append([])
         return len(self.parents) - 1
 
-    def add_inertia(self, body: int, R: np.ndarray, d: np.ndarray, mass, com, inertia_com) -> None:
+    def add_inertia(self, body: int, R: np.ndarray, d: np.ndarray, mass, com, inertia_com, source: str = "") -> None:
         """Add a rigid body (mass, COM and inertia about it in its own frame) whose frame sits at
-        (R, d) in Tree body ``body``'s frame; dropped if ``body`` is the fixed base."""
+        (R, d) in Tree body ``body``'s frame; dropped if ``body`` is the fixed base.  ``source``
+        names it in the source model (for error messages)."""
         if body < 0 or mass == 0 and not np.any(inertia_com):
             return
         self.inertias[body] = self.inertias[body] + _assemble(np.float64(mass), d + R @ com, R @ inertia_com @ R.T)
+        self.sources[body].append(source)
 
     def tree(self, what: str) -> Tree:
         if not self.parents:
             raise ValueError(f"{what}: expected at least one joint that moves (hinge, slide, free; revolute, "
                              f"continuous, prismatic, floating), found none")
-        return Tree(self.parents, self.placements, self.axes, self.inertias, kinds=self.kinds,
-                    joint_names=self.names, offsets=self.offsets)
+        try:
+            return Tree(self.parents, self.placements, self.axes, self.inertias, kinds=self.kinds,
+                        joint_names=self.names, offsets=self.offsets)
+        except ValueError as err:                         # name the source bodies of a refused inertia
+            text = str(err)
+            if not text.startswith("inertias: inertias["):
+                raise
+            i = int(text[len("inertias: inertias["):].split("]")[0])
+            merged = ", ".join(repr(s) for s in self.sources[i])
+            raise ValueError(f"{what}: the body moved by joint {self.names[i]!r} (made of {merged}, merged about its "
+                             f"origin) has an inertia that is not physical: {text.split(': ', 2)[-1]}; a Tree "
+                             f"needs physical inertias, so correct them in the source") from None
 
 
 _ZERO6 = np.zeros(6)
@@ -163,6 +178,10 @@ def tree_from_mujoco(model) -> Tree:
         text = mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, j)
         return text if text else f"joint{j}"
 
+    def body_name(b):
+        text = mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_BODY, b)
+        return text if text else f"body{b}"
+
     out = _Builder()
     frame = {0: (-1, np.eye(3), np.zeros(3))}             # MuJoCo body -> (Tree body, R, d)
     for b in range(1, nbody):
@@ -198,7 +217,7 @@ def tree_from_mujoco(model) -> Tree:
         t, R, d = frame[b]
         Ri = R @ _rotation(body_iquat[b])
         out.add_inertia(t, np.eye(3), np.zeros(3), float(body_mass[b]), d + R @ body_ipos[b],
-                        Ri @ np.diag(body_inertia[b]) @ Ri.T)
+                        Ri @ np.diag(body_inertia[b]) @ Ri.T, f"body {body_name(b)!r}")
     return out.tree("model")
 
 
@@ -207,8 +226,16 @@ def tree_from_mujoco(model) -> Tree:
 #: Tags that do not change the rigid-body dynamics (appearance, contact geometry, simulator and
 #: controller settings, limits that only bound the motion); skipped.
 _IGNORED = {"robot": {"material", "gazebo", "transmission", "ros2_control", "sensor"},
-            "link": {"visual", "collision", "gazebo"},
+            "link": {"visual", "collision", "gazebo",
+                     "contact",              # PyBullet's contact parameters (friction, restitution)
+                     "self_filter",          # robot_self_filter's sensor-masking shapes
+                     "collision_checking",   # Pinocchio's collision-shape hints
+                     "surface"},             # Gazebo's contact friction and bounce
             "joint": {"limit", "safety_controller", "calibration"}}
+
+#: Simulator flags met inside <link> that are ignored only at their default value (a kinematic
+#: link or one without gravity would move differently): tag -> the accepted text.
+_DEFAULT_FLAGS = {"kinematic": {"0", "false"}, "gravity": {"1", "true"}}
 
 
 def _floats(where: str, element, attribute: str, default: str, count: int) -> np.ndarray:
@@ -229,6 +256,12 @@ def _origin(where: str, element):
 
 def _refuse_unknown(where: str, element, allowed: set) -> None:
     for child in element:
+        if element.tag == "link" and child.tag in _DEFAULT_FLAGS:
+            if (child.text or "").strip().lower() not in _DEFAULT_FLAGS[child.tag]:
+                raise ValueError(f"{where}: <{child.tag}>{(child.text or '').strip()}</{child.tag}> changes how the link moves "
+                                 f"in a simulator and a Tree cannot model it; accepted only at its default "
+                                 f"(<kinematic>0</kinematic>, <gravity>1</gravity>)")
+            continue
         if child.tag not in allowed and child.tag not in _IGNORED.get(element.tag, set()):
             raise ValueError(f"{where}: unsupported tag <{child.tag}> (it may change the dynamics, so it is not "
                              f"skipped); supported: {sorted(allowed)}, ignored: {sorted(_IGNORED.get(element.tag, ()))}")
@@ -264,8 +297,12 @@ def tree_from_urdf(source, floating_base: bool = False) -> Tree:
     ``buildModel(..., JointModelFreeFlyer())``); otherwise the root link is the fixed base.
 
     Refused with ``ValueError`` naming them: mimic joints, planar joints and other types,
-    non-zero joint damping or friction (``<dynamics>``), any tag not known to leave the
-    dynamics alone.  Ignored: visual, collision, material, gazebo, transmission, limit, ...
+    a Tree body whose merged inertia is not physical (naming its links), any tag not known to
+    leave the dynamics alone.  Ignored: visual, collision, material, gazebo, transmission,
+    limit, link extension tags that URDF parsers skip (contact, self_filter,
+    collision_checking, surface; kinematic and gravity at their defaults), and joint
+    ``<dynamics>`` damping and friction (not part of the rigid-body model, as in Pinocchio's
+    rnea: add such forces to tau).
 
     Examples
     --------
@@ -303,7 +340,7 @@ def tree_from_urdf(source, floating_base: bool = False) -> Tree:
         mass = float(_floats(where, inertial.find("mass"), "value", "0", 1)[0])
         el = inertial.find("inertia")
         xx, xy, xz, yy, yz, zz = (float(_floats(where, el, k, "0", 1)[0]) for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz"))
-        I = as_inertia3(f"source: link {name!r}: <inertia>", np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]]))
+        I = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])  # checked once merged into its Tree body
         if mass < 0:
             raise ValueError(f"source: link {name!r}: expected a non-negative <mass value=...>, got {mass!r}")
         links[name] = (mass, com, R @ I @ R.T)
@@ -320,9 +357,9 @@ def tree_from_urdf(source, floating_base: bool = False) -> Tree:
             raise ValueError(f"{where} has type {kind!r}; supported: revolute, continuous, prismatic, fixed, floating")
         _refuse_unknown(where, joint, {"parent", "child", "origin", "axis", "dynamics"})
         dyn = joint.find("dynamics")
-        if dyn is not None and (float(dyn.get("damping", 0)) != 0 or float(dyn.get("friction", 0)) != 0):
-            raise ValueError(f"{where} has <dynamics damping=... friction=...> not zero; a Tree has no joint damping "
-                             f"or friction: set them to 0 in the file and add such forces to tau yourself")
+        if dyn is not None:                               # read (so malformed numbers are named), left out
+            for attribute in ("damping", "friction"):
+                _floats(f"{where}: <dynamics>", dyn, attribute, "0", 1)
         parent, child = (joint.find(t).get("link") if joint.find(t) is not None else None for t in ("parent", "child"))
         if parent not in links or child not in links:
             raise ValueError(f"{where}: expected <parent link=...> and <child link=...> naming links, got {parent!r}, {child!r}")
@@ -330,6 +367,8 @@ def tree_from_urdf(source, floating_base: bool = False) -> Tree:
         axis = _floats(where, joint.find("axis"), "xyz", "1 0 0", 3)
         joints[name] = (kind, parent, child, R, xyz, axis)
         children.setdefault(parent, []).append(name)
+    if not links:
+        raise ValueError("source: expected a <robot> with <link> elements, found none (an empty robot)")
     child_links = [j[2] for j in joints.values()]
     roots = [name for name in links if name not in child_links]
     if len(roots) != 1 or len(set(child_links)) != len(child_links):
@@ -370,7 +409,7 @@ def tree_from_urdf(source, floating_base: bool = False) -> Tree:
     for link in order:
         t, R, d = frame[link]
         mass, com, I = links[link]
-        out.add_inertia(t, R, d, mass, com, I)
+        out.add_inertia(t, R, d, mass, com, I, f"link {link!r}")
     return out.tree("source")
 
 

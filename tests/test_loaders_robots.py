@@ -1,0 +1,129 @@
+"""Features of real robot descriptions that the loaders met, each in a small robot written here.
+
+Loading the URDFs of Gepetto's example-robot-data and MuJoCo Menagerie's MJCF found these
+(none of those files is copied here; each feature is reproduced in a few links):
+
+- joint ``<dynamics damping=... friction=...>`` (Panda, Talos, Baxter, Z1): left out, as
+  Pinocchio's rnea/crba/aba and the MuJoCo loader's damping are;
+- link extension tags that URDF parsers skip: PyBullet's ``<contact>`` (Solo, Bolt), ROS's
+  ``<self_filter>`` (ANYmal C), Pinocchio's ``<collision_checking>`` (simple_humanoid),
+  Gazebo's ``<surface>``, ``<kinematic>0`` and ``<gravity>1`` (TIAGo Pro);
+- a massless-looking dummy link welded to the trunk with a rank-one inertia such as
+  ``ixx = ixy = ... = 1e-6`` (ANYmal B, Go1, B1, HyQ, iCub): checked once merged, not alone.
+"""
+
+from __future__ import annotations
+
+import mujoco
+import numpy as np
+import pinocchio as pin
+import pytest
+
+import spatialbook as sb
+from test_loaders import close, from_mujoco_dynamics, pinocchio_dynamics
+from tree_helpers import free_blocks
+
+ROBOT = """<robot name="legged">
+  <link name="base">
+    <inertial><origin xyz="0 0 0"/><mass value="0.001"/>
+      <inertia ixx="1e-6" ixy="1e-6" ixz="1e-6" iyy="1e-6" iyz="1e-6" izz="1e-6"/></inertial>
+    {link_extra}
+  </link>
+  <joint name="floating_base" type="fixed"><parent link="base"/><child link="trunk"/>
+    <origin xyz="0.01 -0.02 0.03" rpy="0.1 0.2 0.3"/></joint>
+  <link name="trunk">
+    <inertial><origin xyz="0.02 0.01 -0.03" rpy="0.3 -0.2 0.1"/><mass value="6.0"/>
+      <inertia ixx="0.05" ixy="0.001" ixz="-0.002" iyy="0.12" iyz="0.003" izz="0.14"/></inertial>
+    <contact><lateral_friction value="1.0"/><restitution value="0.5"/></contact>
+    <self_filter><origin xyz="0 0 0"/><geometry><box size="1 0.5 0.5"/></geometry></self_filter>
+    <collision_checking><capsule name="trunk_capsule"/></collision_checking>
+  </link>
+  <joint name="hip" type="revolute"><parent link="trunk"/><child link="thigh"/>
+    <origin xyz="0.2 0.1 0" rpy="0 0.4 0"/><axis xyz="1 0 0"/>
+    <limit lower="-1" upper="1" effort="30" velocity="10"/>
+    <dynamics damping="0.5" friction="0.2"/></joint>
+  <link name="thigh">
+    <inertial><origin xyz="0 0 -0.1" rpy="0.2 0 0"/><mass value="1.2"/>
+      <inertia ixx="0.01" ixy="0" ixz="0" iyy="0.011" iyz="0.0005" izz="0.003"/></inertial>
+    <surface><friction><ode><mu1>100000.0</mu1></ode></friction></surface>
+    <kinematic>0</kinematic>
+    <gravity>1</gravity>
+  </link>
+  <joint name="knee" type="continuous"><parent link="thigh"/><child link="shank"/>
+    <origin xyz="0 0 -0.2" rpy="0 0 0.3"/><axis xyz="0 1 0"/>
+    <dynamics damping="0.1"/></joint>
+  <link name="shank">
+    <inertial><origin xyz="0 0.01 -0.1"/><mass value="0.4"/>
+      <inertia ixx="0.004" ixy="0" ixz="0" iyy="0.004" iyz="0" izz="0.0004"/></inertial>
+    <contact><lateral_friction value="1.0"/></contact>
+  </link>
+  <joint name="slide" type="prismatic"><parent link="trunk"/><child link="arm"/>
+    <origin xyz="-0.1 0 0.1"/><axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="9" velocity="1"/>
+    <dynamics friction="3"/></joint>
+  <link name="arm">
+    <inertial><mass value="0.7"/><inertia ixx="0.002" ixy="0" ixz="0" iyy="0.003" iyz="0" izz="0.004"/></inertial>
+  </link>
+</robot>"""
+
+
+@pytest.mark.parametrize("floating_base", [False, True])
+def test_real_robot_features_load_and_agree_with_pinocchio(floating_base):
+    """Joint damping and friction, extension tags and a welded dummy link with a rank-one
+    inertia: the Tree loads and its tau, H and qdd agree with Pinocchio's on the same text."""
+    xml = ROBOT.format(link_extra="")
+    tree = sb.Tree.from_urdf(xml, floating_base=floating_base)
+    model = pin.buildModelFromXML(xml, pin.JointModelFreeFlyer()) if floating_base else pin.buildModelFromXML(xml)
+    assert list(tree.joint_names) == list(model.names)[1:]
+    rng = np.random.default_rng(4)
+    for _ in range(3):
+        q = rng.normal(size=tree.nq)
+        for _, k in free_blocks(tree):
+            q[k + 3:k + 7] = rng.normal(size=4)
+            q[k + 3:k + 7] /= np.linalg.norm(q[k + 3:k + 7])
+        qd, qdd, tau = (rng.normal(size=tree.nv) for _ in range(3))
+        g = rng.normal(size=3) * 5
+        tau_pin, H_pin, qdd_pin = pinocchio_dynamics(model, tree, q, qd, qdd, tau, g)
+        close(sb.inverse_dynamics(tree, q, qd, qdd, g), tau_pin)
+        close(sb.mass_matrix(tree, q), H_pin)
+        for method in ("crba", "aba"):
+            close(sb.forward_dynamics(tree, q, qd, tau, g, method=method), qdd_pin)
+
+
+def test_damping_and_friction_are_left_out_not_added():
+    """The Tree is the rigid-body model: the same robot without <dynamics> gives the same tau."""
+    with_dynamics = sb.Tree.from_urdf(ROBOT.format(link_extra=""))
+    bare = ROBOT.format(link_extra="")
+    for tag in ('<dynamics damping="0.5" friction="0.2"/>', '<dynamics damping="0.1"/>', '<dynamics friction="3"/>'):
+        bare = bare.replace(tag, "")
+    without = sb.Tree.from_urdf(bare)
+    q, qd, qdd = np.array([0.3, -0.2, 0.1]), np.array([1.0, 2.0, -1.0]), np.array([0.5, 0.1, 0.2])
+    np.testing.assert_array_equal(sb.inverse_dynamics(with_dynamics, q, qd, qdd), sb.inverse_dynamics(without, q, qd, qdd))
+
+
+@pytest.mark.parametrize("extra, message", [
+    ("<gravity>0</gravity>", r"^source: link 'base': <gravity>0</gravity> changes how the link moves"),
+    ("<kinematic>true</kinematic>", r"^source: link 'base': <kinematic>true</kinematic> changes how the link moves"),
+    ("<buoyancy volume='1'/>", r"^source: link 'base': unsupported tag <buoyancy>"),
+])
+def test_link_flags_away_from_their_default_and_unknown_tags_are_refused(extra, message):
+    with pytest.raises(ValueError, match=message):
+        sb.Tree.from_urdf(ROBOT.format(link_extra=extra))
+
+
+def test_a_moving_link_with_a_non_physical_inertia_is_refused_naming_joint_and_link():
+    bad = ROBOT.format(link_extra="").replace('ixx="0.004" ixy="0" ixz="0" iyy="0.004" iyz="0" izz="0.0004"',
+                                              'ixx="0.001" ixy="0" ixz="0" iyy="0.001" iyz="0" izz="0.01"')
+    with pytest.raises(ValueError, match=r"^source: the body moved by joint 'knee' \(made of \"link 'shank'\", "
+                                         r"merged about its origin\) has an inertia that is not physical: .*triangle"):
+        sb.Tree.from_urdf(bad)
+
+
+def test_a_dummy_welded_to_the_fixed_base_is_dropped_and_one_merged_into_the_trunk_is_checked_merged():
+    tree = sb.Tree.from_urdf(ROBOT.format(link_extra=""), floating_base=True)
+    m = tree.inertias[0][3, 3]
+    np.testing.assert_allclose(m, 6.001, rtol=1e-14)     # trunk 6 kg + dummy 1 g, one body
+
+
+def test_an_empty_robot_is_refused_as_such():
+    with pytest.raises(ValueError, match=r"^source: expected a <robot> with <link> elements, found none"):
+        sb.Tree.from_urdf('<robot name="empty"></robot>')
