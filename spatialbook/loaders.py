@@ -287,7 +287,7 @@ def _read_urdf(source):
     return root
 
 
-def tree_from_urdf(source, floating_base: bool = False) -> Tree:
+def tree_from_urdf(source, floating_base: bool = False, mimic: str = "refuse") -> Tree:
     """The Tree of a URDF robot (a file path or the XML text), read with the standard library.
 
     Joints: revolute, continuous, prismatic, floating (a free joint) and fixed (the child link
@@ -295,10 +295,13 @@ def tree_from_urdf(source, floating_base: bool = False) -> Tree:
     root link, a link's children in the order of their joints' names.  ``floating_base=True``
     puts a free joint between the world and the root link (Pinocchio's
     ``buildModel(..., JointModelFreeFlyer())``); otherwise the root link is the fixed base.
+    A ``mimic`` joint (one that copies another, as in grippers) is refused by default;
+    ``mimic="independent"`` loads it as an ordinary joint with its own q, as Pinocchio's
+    ``buildModelFromUrdf`` does by default (``mimic=False`` there).
 
-    Refused with ``ValueError`` naming them: mimic joints, planar joints and other types,
-    a Tree body whose merged inertia is not physical (naming its links), any tag not known to
-    leave the dynamics alone.  Ignored: visual, collision, material, gazebo, transmission,
+    Refused with ``ValueError`` naming them: mimic joints (unless ``mimic="independent"``),
+    planar joints and other types, a Tree body whose merged inertia is not physical (naming its
+    links), any tag not known to leave the dynamics alone.  Ignored: visual, collision, material, gazebo, transmission,
     limit, link extension tags that URDF parsers skip (contact, self_filter,
     collision_checking, surface; kinematic and gravity at their defaults), and joint
     ``<dynamics>`` damping and friction (not part of the rigid-body model, as in Pinocchio's
@@ -322,6 +325,8 @@ def tree_from_urdf(source, floating_base: bool = False) -> Tree:
     """
     if not isinstance(floating_base, (bool, np.bool_)):
         raise ValueError(f"floating_base: expected True or False, got {floating_base!r:.40}")
+    if not isinstance(mimic, str) or mimic not in ("refuse", "independent"):
+        raise ValueError(f"mimic: expected 'refuse' or 'independent', got {mimic!r:.40}")
     robot = _read_urdf(source)
     _refuse_unknown("source: <robot>", robot, {"link", "joint"})
     links = {}
@@ -350,12 +355,13 @@ def tree_from_urdf(source, floating_base: bool = False) -> Tree:
         where = f"source: joint {name!r}"
         if not name or name in joints:
             raise ValueError(f"source: expected joints with distinct names, got {name!r}")
-        if joint.find("mimic") is not None:
+        if joint.find("mimic") is not None and mimic == "refuse":
             raise ValueError(f"{where} is a mimic joint (it copies joint {joint.find('mimic').get('joint')!r}); "
-                             f"Tree has independent joints only: make it an ordinary joint or fixed")
+                             f"Tree has independent joints only: pass mimic=\"independent\" to load it as an "
+                             f"ordinary joint (Pinocchio's default), or make it fixed in the file")
         if kind not in ("revolute", "continuous", "prismatic", "fixed", "floating"):
             raise ValueError(f"{where} has type {kind!r}; supported: revolute, continuous, prismatic, fixed, floating")
-        _refuse_unknown(where, joint, {"parent", "child", "origin", "axis", "dynamics"})
+        _refuse_unknown(where, joint, {"parent", "child", "origin", "axis", "dynamics", "mimic"})
         dyn = joint.find("dynamics")
         if dyn is not None:                               # read (so malformed numbers are named), left out
             for attribute in ("damping", "friction"):

@@ -127,3 +127,42 @@ def test_a_dummy_welded_to_the_fixed_base_is_dropped_and_one_merged_into_the_tru
 def test_an_empty_robot_is_refused_as_such():
     with pytest.raises(ValueError, match=r"^source: expected a <robot> with <link> elements, found none"):
         sb.Tree.from_urdf('<robot name="empty"></robot>')
+
+
+GRIPPER = """<robot name="gripper">
+  <link name="palm"><inertial><mass value="0.8"/>
+    <inertia ixx="0.002" ixy="0" ixz="0" iyy="0.002" iyz="0" izz="0.003"/></inertial></link>
+  <link name="left"><inertial><origin xyz="0 0.01 0.04"/><mass value="0.05"/>
+    <inertia ixx="2e-5" ixy="0" ixz="0" iyy="2e-5" iyz="0" izz="1e-5"/></inertial></link>
+  <link name="right"><inertial><origin xyz="0 -0.01 0.04"/><mass value="0.05"/>
+    <inertia ixx="2e-5" ixy="0" ixz="0" iyy="2e-5" iyz="0" izz="1e-5"/></inertial></link>
+  <joint name="finger_joint1" type="prismatic"><parent link="palm"/><child link="left"/>
+    <origin xyz="0 0 0.06"/><axis xyz="0 1 0"/><limit lower="0" upper="0.04" effort="20" velocity="0.2"/></joint>
+  <joint name="finger_joint2" type="prismatic"><parent link="palm"/><child link="right"/>
+    <origin xyz="0 0 0.06" rpy="0 0 3.14159"/><axis xyz="0 1 0"/><limit lower="0" upper="0.04" effort="20" velocity="0.2"/>
+    <mimic joint="finger_joint1"/></joint>
+</robot>"""
+
+
+def test_mimic_joints_are_refused_by_default_and_loaded_as_independent_on_request():
+    """Panda's, Talos' and PR2's grippers have mimic joints: refused unless mimic="independent",
+    which loads them as Pinocchio's buildModel does by default (each with its own q)."""
+    with pytest.raises(ValueError, match=r"^source: joint 'finger_joint2' is a mimic joint \(it copies joint "
+                                         r"'finger_joint1'\).*mimic=\"independent\""):
+        sb.Tree.from_urdf(GRIPPER)
+    with pytest.raises(ValueError, match=r"^mimic: expected 'refuse' or 'independent', got True"):
+        sb.Tree.from_urdf(GRIPPER, mimic=True)
+    for floating_base in (False, True):
+        tree = sb.Tree.from_urdf(GRIPPER, floating_base=floating_base, mimic="independent")
+        model = (pin.buildModelFromXML(GRIPPER, pin.JointModelFreeFlyer()) if floating_base
+                 else pin.buildModelFromXML(GRIPPER))
+        assert list(tree.joint_names) == list(model.names)[1:] and tree.nv == model.nv
+        rng = np.random.default_rng(7)
+        q = rng.normal(size=tree.nq)
+        for _, k in free_blocks(tree):
+            q[k + 3:k + 7] = [0.5, 0.5, -0.5, 0.5]
+        qd, qdd, tau = (rng.normal(size=tree.nv) for _ in range(3))
+        tau_pin, H_pin, qdd_pin = pinocchio_dynamics(model, tree, q, qd, qdd, tau, [0, 0, -9.81])
+        close(sb.inverse_dynamics(tree, q, qd, qdd), tau_pin)
+        close(sb.mass_matrix(tree, q), H_pin)
+        close(sb.forward_dynamics(tree, q, qd, tau), qdd_pin)
