@@ -166,3 +166,18 @@ def test_mimic_joints_are_refused_by_default_and_loaded_as_independent_on_reques
         close(sb.inverse_dynamics(tree, q, qd, qdd), tau_pin)
         close(sb.mass_matrix(tree, q), H_pin)
         close(sb.forward_dynamics(tree, q, qd, tau), qdd_pin)
+
+
+@pytest.mark.parametrize("axis", ["1 1 0", "0.7071 0 0.7071", "0 0 -2"])
+def test_non_unit_urdf_axes_are_normalised_as_pinocchio_does(axis):
+    """The URDF spec asks for unit axes, but files carry rounded (0.7071) and unnormalised ones;
+    Pinocchio's parser (like MuJoCo's compiler) normalises them, and so does the loader."""
+    xml = GRIPPER.replace('<origin xyz="0 0 0.06"/><axis xyz="0 1 0"/>', f'<origin xyz="0 0 0.06"/><axis xyz="{axis}"/>')
+    xml = xml.replace('<mimic joint="finger_joint1"/>', "")
+    tree = sb.Tree.from_urdf(xml)
+    model = pin.buildModelFromXML(xml)
+    q, qd, qdd, tau = np.array([0.01, 0.02]), np.array([0.3, -0.2]), np.array([1.0, 2.0]), np.array([0.5, -0.5])
+    tau_pin, H_pin, qdd_pin = pinocchio_dynamics(model, tree, q, qd, qdd, tau, [0.0, -3.0, -9.0])
+    close(sb.inverse_dynamics(tree, q, qd, qdd, [0.0, -3.0, -9.0]), tau_pin)
+    close(sb.mass_matrix(tree, q), H_pin)
+    close(sb.forward_dynamics(tree, q, qd, tau, [0.0, -3.0, -9.0]), qdd_pin)
