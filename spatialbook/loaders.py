@@ -273,7 +273,7 @@ def _refuse_unknown(where: str, element, allowed: set) -> None:
 def _read_urdf(source):
     if isinstance(source, (str, os.PathLike)) and not (isinstance(source, str) and source.lstrip().startswith("<")):
         try:
-            with open(source, encoding="utf-8") as f:
+            with open(source, "rb") as f:                # bytes: the XML declaration names the encoding
                 text = f.read()
         except OSError as err:
             raise ValueError(f"source: expected a URDF file path or XML text, cannot read {str(source)!r:.80}: {err.strerror}") from None

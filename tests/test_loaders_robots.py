@@ -181,3 +181,12 @@ def test_non_unit_urdf_axes_are_normalised_as_pinocchio_does(axis):
     close(sb.inverse_dynamics(tree, q, qd, qdd, [0.0, -3.0, -9.0]), tau_pin)
     close(sb.mass_matrix(tree, q), H_pin)
     close(sb.forward_dynamics(tree, q, qd, tau, [0.0, -3.0, -9.0]), qdd_pin)
+
+
+def test_a_urdf_file_is_read_in_the_encoding_its_xml_declaration_names(tmp_path):
+    text = GRIPPER.replace('name="gripper"', 'name="pince à doigts"').replace("<mimic joint=\"finger_joint1\"/>", "")
+    path = tmp_path / "pince.urdf"
+    path.write_bytes(('<?xml version="1.0" encoding="iso-8859-1"?>\n' + text).encode("iso-8859-1"))
+    tree = sb.Tree.from_urdf(path)
+    assert tree.joint_names == ("finger_joint1", "finger_joint2")
+    np.testing.assert_allclose(sb.mass_matrix(tree, [0.0, 0.0]), sb.mass_matrix(sb.Tree.from_urdf(text), [0.0, 0.0]))
