@@ -497,6 +497,9 @@ def mujoco_state(tree, q, qd=None):
 def state_from_mujoco(tree, qpos, qvel=None):
     """The tree's (q, qd) from MuJoCo's (qpos, qvel): the inverse of :func:`mujoco_state`.
 
+    A free joint's quaternion is normalised first, as MuJoCo's kinematics does (a zero one is
+    refused), so rounded keyframes are read as MuJoCo reads them.
+
     >>> import numpy as np, spatialbook as sb
     >>> I = sb.spatial_inertia(1.0, [0, 0, 0], np.eye(3))
     >>> box = sb.Tree([-1], [np.eye(6)], [np.zeros(6)], [I], kinds=["free"])
@@ -505,8 +508,7 @@ def state_from_mujoco(tree, qpos, qvel=None):
     array([0. , 0. , 0.5, 1. , 2. , 3. ])
     """
     tree = _check_tree(tree)
-    qpos = _joint_values("qpos", qpos, tree.nq, None)
-    qpos = _unit_free_quaternions(tree, "qpos", qpos)
+    qpos = _normalised_free_quaternions(tree, _joint_values("qpos", qpos, tree.nq, None))
     qvel = None if qvel is None else _joint_values("qvel", qvel, tree.nv, None)
     q, qd = qpos.copy(), None if qvel is None else qvel.copy()
     k = v = 0
@@ -525,6 +527,23 @@ def state_from_mujoco(tree, qpos, qvel=None):
             qd[..., v + 3:v + 6] = np.einsum("...ji,...j->...i", R, qvel[..., v:v + 3])
         k, v = k + 7, v + 6
     return q, qd
+
+
+def _normalised_free_quaternions(tree: Tree, qpos: np.ndarray) -> np.ndarray:
+    """qpos with each free joint's quaternion normalised, as MuJoCo's kinematics reads it (so a
+    rounded keyframe such as [0.7071, 0, 0, 0.7071] means 90 degrees about z); a zero one refused."""
+    qpos = np.array(qpos, dtype=float)
+    k = 0
+    for kind, name in zip(tree.kinds, tree.joint_names):
+        if kind == "free":
+            quat = qpos[..., k + 3:k + 7]
+            norm = np.linalg.norm(quat, axis=-1, keepdims=True)
+            if np.any(norm < 1e-9):
+                raise ValueError(f"qpos: expected a non-zero quaternion [w, x, y, z] in qpos[..., {k + 3}:{k + 7}] "
+                                 f"(free joint {name!r}), got all zeros")
+            quat /= norm
+        k += 7 if kind == "free" else 1
+    return qpos
 
 
 def _unit_free_quaternions(tree: Tree, name: str, arr: np.ndarray) -> np.ndarray:

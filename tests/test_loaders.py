@@ -394,7 +394,7 @@ BAD_STATE_CALLS = [
     (lambda: _FREE.mujoco_state(_Q, np.zeros(8)), "qd"),
     (lambda: _FREE.state_from_mujoco(_Q, "fast"), "qvel"),
     (lambda: _FREE.state_from_mujoco([None] * 8), "qpos"),
-    (lambda: _FREE.state_from_mujoco(np.r_[0, 0, 0, 0.5, 0, 0, 0, 0.3]), "qpos"),
+    (lambda: _FREE.state_from_mujoco(np.r_[0, 0, 0, 0, 0, 0, 0, 0.3]), "qpos"),
     (lambda: _FREE.pinocchio_state(_Q, [np.nan] * 7), "qd"),
     (lambda: _FREE.state_from_pinocchio(_Q[:-1]), "q"),
     (lambda: _FREE.state_from_pinocchio(np.r_[0, 0, 0, 0, 0, 0, 3, 0.3]), "q"),

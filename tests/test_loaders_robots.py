@@ -190,3 +190,39 @@ def test_a_urdf_file_is_read_in_the_encoding_its_xml_declaration_names(tmp_path)
     tree = sb.Tree.from_urdf(path)
     assert tree.joint_names == ("finger_joint1", "finger_joint2")
     np.testing.assert_allclose(sb.mass_matrix(tree, [0.0, 0.0]), sb.mass_matrix(sb.Tree.from_urdf(text), [0.0, 0.0]))
+
+
+ROUNDED_QPOS = """<mujoco><compiler angle="radian"/>
+  <option gravity="0.5 -1 -9.81"><flag contact="disable" constraint="disable" spring="disable" damper="disable"/></option>
+  <worldbody><body name="trunk" pos="0 0 0.3">
+    <freejoint name="root"/><inertial pos="0.02 0 0.01" mass="5" diaginertia="0.05 0.08 0.1"/>
+    <body name="leg" pos="0.2 0.1 0"><joint name="hip" axis="1 0 0"/>
+      <inertial pos="0 0 -0.1" mass="1" diaginertia="0.01 0.01 0.002"/></body>
+  </body></worldbody>
+</mujoco>"""
+
+
+def test_a_rounded_quaternion_in_qpos_is_read_as_mujoco_reads_it():
+    """A qpos written by hand or read from a log carries quaternions rounded to a few digits
+    (|quat| - 1 ~ 1e-5); MuJoCo's kinematics normalises them, and so does state_from_mujoco:
+    its tau matches mj_inverse."""
+    model = mujoco.MjModel.from_xml_string(ROUNDED_QPOS)
+    data = mujoco.MjData(model)
+    data.qpos[:] = [0.1, 0.2, 0.3, 0.7071, 0, 0, 0.7071, 0.4]
+    assert abs(np.linalg.norm(data.qpos[3:7]) - 1) > 1e-6
+    data.qvel[:] = [0.1, -0.2, 0.3, 0.5, -0.4, 0.2, 1.0]
+    mujoco.mj_forward(model, data)
+    M = np.zeros((model.nv, model.nv))
+    mujoco.mj_fullM(model, data, M)
+    data.qacc[:] = [0.3, 0.1, -0.2, 0.4, 0.5, -0.6, 2.0]
+    mujoco.mj_inverse(model, data)
+    tree = sb.Tree.from_mujoco(model)
+    q, qd = tree.state_from_mujoco(data.qpos, data.qvel)
+    np.testing.assert_allclose(q[3:7], np.array([0.7071, 0, 0, 0.7071]) / np.linalg.norm([0.7071, 0.7071]), rtol=1e-15)
+    unit = data.qpos.copy()
+    unit[3:7] = q[3:7]
+    qdd, tau, H = from_mujoco_dynamics(tree, unit, data.qvel.copy(), data.qacc.copy(), data.qfrc_inverse.copy(), M)
+    close(sb.inverse_dynamics(tree, q, qd, qdd, model.opt.gravity), tau)
+    close(sb.mass_matrix(tree, q), H)
+    with pytest.raises(ValueError, match=r"^qpos: expected a non-zero quaternion .*free joint 'root'"):
+        tree.state_from_mujoco(np.r_[0.1, 0.2, 0.3, 0, 0, 0, 0, 0.4])
