@@ -243,12 +243,13 @@ _DEFAULT_FLAGS = {"kinematic": {"0", "false"}, "gravity": {"1", "true"}}
 
 def _floats(where: str, element, attribute: str, default: str, count: int) -> np.ndarray:
     text = default if element is None else element.get(attribute, default)
+    what = "a number" if count == 1 else f"{count} numbers"
     try:
         values = np.array([float(v) for v in text.split()])
     except ValueError:
-        raise ValueError(f"{where}: expected {count} numbers in {attribute}=\"{text}\"") from None
+        raise ValueError(f"{where}: expected {what} in {attribute}=\"{text}\"") from None
     if values.shape != (count,) or not np.all(np.isfinite(values)):
-        raise ValueError(f"{where}: expected {count} finite numbers in {attribute}=\"{text}\"")
+        raise ValueError(f"{where}: expected {what.replace('number', 'finite number')} in {attribute}=\"{text}\"")
     return values
 
 

@@ -356,7 +356,7 @@ _MJCF_BALL = """<mujoco><worldbody><body><joint name="wrist" type="ball"/>
 BAD_LOADS = [
     (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="revolute", axis="0 0 1", extra='<mimic joint="elbow"/>')), r"^source: joint 'shoulder' is a mimic joint"),
     (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="planar", axis="0 0 1", extra="")), r"^source: joint 'shoulder' has type 'planar'"),
-    (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="revolute", axis="0 0 1", extra='<dynamics damping="0.5 N m s"/>')), r"^source: joint 'shoulder': <dynamics>: expected 1 numbers in damping"),
+    (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="revolute", axis="0 0 1", extra='<dynamics damping="0.5 N m s"/>')), r"^source: joint 'shoulder': <dynamics>: expected a number in damping"),
     (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="revolute", axis="0 0 1", extra="<spring k='3'/>")), r"^source: joint 'shoulder': unsupported tag <spring>"),
     (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="revolute", axis="0 0 0", extra="")), r"^source: joint 'shoulder': expected a joint axis with a direction"),
     (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="fixed", axis="0 0 1", extra="")), r"^source: expected at least one joint"),
