@@ -111,7 +111,7 @@ class _Builder:
         self.inertias[body] = self.inertias[body] + _assemble(np.float64(mass), d + R @ com, R @ inertia_com @ R.T)
         self.sources[body].append(source)
 
-    def tree(self, what: str) -> Tree:
+    def tree(self, what: str, advice: str = "") -> Tree:
         if not self.parents:
             raise ValueError(f"{what}: expected at least one joint that moves (hinge, slide, free; revolute, "
                              f"continuous, prismatic, floating), found none")
@@ -126,7 +126,8 @@ class _Builder:
             merged = ", ".join(repr(s) for s in self.sources[i])
             raise ValueError(f"{what}: the body moved by joint {self.names[i]!r} (made of {merged}, merged about its "
                              f"origin) has an inertia that is not physical: {text.split(': ', 2)[-1]}; a Tree "
-                             f"needs physical inertias, so correct them in the source") from None
+                             f"needs physical inertias, so correct them in the source"
+                             f"{advice if 'triangle' in text else ''}") from None
 
 
 _ZERO6 = np.zeros(6)
@@ -291,7 +292,7 @@ def _read_urdf(source):
     return root
 
 
-def tree_from_urdf(source, floating_base: bool = False, mimic: str = "refuse") -> Tree:
+def tree_from_urdf(source, floating_base: bool = False, mimic: str = "refuse", balance_inertia: bool = False) -> Tree:
     """The Tree of a URDF robot (a file path or the XML text), read with the standard library.
 
     Joints: revolute, continuous, prismatic, floating (a free joint) and fixed (the child link
@@ -301,7 +302,10 @@ def tree_from_urdf(source, floating_base: bool = False, mimic: str = "refuse") -
     ``buildModel(..., JointModelFreeFlyer())``); otherwise the root link is the fixed base.
     A ``mimic`` joint (one that copies another, as in grippers) is refused by default;
     ``mimic="independent"`` loads it as an ordinary joint with its own q, as Pinocchio's
-    ``buildModelFromUrdf`` does by default (``mimic=False`` there).
+    ``buildModelFromUrdf`` does by default (``mimic=False`` there).  ``balance_inertia=True``
+    sets the principal moments of any link whose inertia breaks the triangle inequality (CAD
+    exports of real robots do) to their mean, as MuJoCo's ``<compiler balanceinertia="true">``
+    does; the file's other links are read as written.
 
     Refused with ``ValueError`` naming them: mimic joints (unless ``mimic="independent"``),
     planar joints and other types, a Tree body whose merged inertia is not physical (naming its
@@ -329,6 +333,8 @@ def tree_from_urdf(source, floating_base: bool = False, mimic: str = "refuse") -
     """
     if not isinstance(floating_base, (bool, np.bool_)):
         raise ValueError(f"floating_base: expected True or False, got {floating_base!r:.40}")
+    if not isinstance(balance_inertia, (bool, np.bool_)):
+        raise ValueError(f"balance_inertia: expected True or False, got {balance_inertia!r:.40}")
     if not isinstance(mimic, str) or mimic not in ("refuse", "independent"):
         raise ValueError(f"mimic: expected 'refuse' or 'independent', got {mimic!r:.40}")
     robot = _read_urdf(source)
@@ -352,6 +358,8 @@ def tree_from_urdf(source, floating_base: bool = False, mimic: str = "refuse") -
         I = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])  # checked once merged into its Tree body
         if mass < 0:
             raise ValueError(f"source: link {name!r}: expected a non-negative <mass value=...>, got {mass!r}")
+        if balance_inertia:
+            I = _balanced(I)
         links[name] = (mass, com, R @ I @ R.T)
     joints, children = {}, {}
     for joint in robot.findall("joint"):
@@ -420,7 +428,17 @@ def tree_from_urdf(source, floating_base: bool = False, mimic: str = "refuse") -
         t, R, d = frame[link]
         mass, com, I = links[link]
         out.add_inertia(t, R, d, mass, com, I, f"link {link!r}")
-    return out.tree("source")
+    return out.tree("source", advice=" (or pass balance_inertia=True to set the principal moments of a link "
+                                     "that breaks the triangle inequality to their mean, as MuJoCo's compiler "
+                                     "option balanceinertia does)")
+
+
+def _balanced(I: np.ndarray) -> np.ndarray:
+    """MuJoCo's balanceinertia: principal moments a <= b <= c with a + b < c all set to their mean."""
+    moments = np.linalg.eigvalsh(I)
+    if moments[0] + moments[1] < moments[2] - 1e-9 * max(float(moments[2]), 0.0):
+        return np.eye(3) * (moments.sum() / 3)
+    return I
 
 
 # --- state conversions -----------------------------------------------------------------------

@@ -199,10 +199,10 @@ class Tree(_TreeFields):
         return tree_from_mujoco(model)
 
     @classmethod
-    def from_urdf(cls, source, floating_base: bool = False, mimic: str = "refuse") -> "Tree":
+    def from_urdf(cls, source, floating_base: bool = False, mimic: str = "refuse", balance_inertia: bool = False) -> "Tree":
         """The Tree of a URDF file path or XML text (see :func:`spatialbook.loaders.tree_from_urdf`)."""
         from .loaders import tree_from_urdf
-        return tree_from_urdf(source, floating_base=floating_base, mimic=mimic)
+        return tree_from_urdf(source, floating_base=floating_base, mimic=mimic, balance_inertia=balance_inertia)
 
     def mujoco_state(self, q, qd=None):
         """(qpos, qvel) of MuJoCo from this tree's (q, qd) (see :func:`spatialbook.loaders.mujoco_state`)."""

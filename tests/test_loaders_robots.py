@@ -226,3 +226,45 @@ def test_a_rounded_quaternion_in_qpos_is_read_as_mujoco_reads_it():
     close(sb.mass_matrix(tree, q), H)
     with pytest.raises(ValueError, match=r"^qpos: expected a non-zero quaternion .*free joint 'root'"):
         tree.state_from_mujoco(np.r_[0.1, 0.2, 0.3, 0, 0, 0, 0, 0.4])
+
+
+def _urdf_for_mujoco(xml, compiler):
+    """The URDF with a <mujoco><compiler .../></mujoco> block, as MuJoCo's URDF import reads it."""
+    return xml.replace('<robot name="legged">', f'<robot name="legged"><mujoco><compiler {compiler}/></mujoco>', 1)
+
+
+def test_balance_inertia_matches_mujocos_balanceinertia_and_the_refusal_names_it():
+    """Allegro's, Romeo's and PR2's URDFs carry link inertias whose principal moments break the
+    triangle inequality.  Refused by default (naming joint, link and the option); with
+    balance_inertia=True such a link's moments become their mean, as MuJoCo's compiler option
+    balanceinertia does: tau and H equal mj_inverse's and mj_fullM's on the same URDF."""
+    xml = ROBOT.format(link_extra="").replace('ixx="0.004" ixy="0" ixz="0" iyy="0.004" iyz="0" izz="0.0004"',
+                                              'ixx="0.001" ixy="0.0001" ixz="0" iyy="0.0012" iyz="0" izz="0.01"')
+    xml = xml.replace('ixx="1e-6" ixy="1e-6" ixz="1e-6" iyy="1e-6" iyz="1e-6" izz="1e-6"',   # MuJoCo checks the dummy too
+                      'ixx="1e-6" ixy="0" ixz="0" iyy="1e-6" iyz="0" izz="1e-6"')
+    with pytest.raises(ValueError, match=r"^source: the body moved by joint 'knee' \(made of \"link 'shank'\".*triangle.*"
+                                         r"balance_inertia=True.*balanceinertia"):
+        sb.Tree.from_urdf(xml)
+    with pytest.raises(ValueError, match=r"^balance_inertia: expected True or False"):
+        sb.Tree.from_urdf(xml, balance_inertia="yes")
+    with pytest.raises(ValueError, match=r"inertia must satisfy A \+ B >= C"):
+        mujoco.MjModel.from_xml_string(_urdf_for_mujoco(xml, 'fusestatic="false"'))
+    tree = sb.Tree.from_urdf(xml, balance_inertia=True)
+    model = mujoco.MjModel.from_xml_string(_urdf_for_mujoco(xml, 'balanceinertia="true" fusestatic="false"'))
+    model.opt.disableflags |= (mujoco.mjtDisableBit.mjDSBL_CONSTRAINT | mujoco.mjtDisableBit.mjDSBL_DAMPER
+                               | mujoco.mjtDisableBit.mjDSBL_FRICTIONLOSS)
+    names = [mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, j) for j in range(model.njnt)]
+    order = [names.index(n) for n in tree.joint_names]  # MuJoCo's joint order -> the Tree's
+    data = mujoco.MjData(model)
+    rng = np.random.default_rng(3)
+    data.qpos[:], data.qvel[:] = rng.normal(size=(2, model.nv))
+    mujoco.mj_forward(model, data)
+    M = np.zeros((model.nv, model.nv))
+    mujoco.mj_fullM(model, data, M)
+    data.qacc[:] = rng.normal(size=model.nv)
+    mujoco.mj_inverse(model, data)
+    q, qd, qdd = data.qpos[order], data.qvel[order], data.qacc[order]
+    close(sb.inverse_dynamics(tree, q, qd, qdd, model.opt.gravity), data.qfrc_inverse[order])
+    close(sb.mass_matrix(tree, q), M[np.ix_(order, order)])
+    unbalanced_links = sb.Tree.from_urdf(ROBOT.format(link_extra=""), balance_inertia=True)
+    np.testing.assert_array_equal(unbalanced_links.inertias, sb.Tree.from_urdf(ROBOT.format(link_extra="")).inertias)
