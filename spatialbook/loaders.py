@@ -434,9 +434,11 @@ def tree_from_urdf(source, floating_base: bool = False, mimic: str = "refuse", b
 
 
 def _balanced(I: np.ndarray) -> np.ndarray:
-    """MuJoCo's balanceinertia: principal moments a <= b <= c with a + b < c all set to their mean."""
+    """MuJoCo's balanceinertia: principal moments a <= b <= c with a + b < c all set to their mean.
+    A negative moment is left alone (refused later, as MuJoCo refuses it before balancing)."""
     moments = np.linalg.eigvalsh(I)
-    if moments[0] + moments[1] < moments[2] - 1e-9 * max(float(moments[2]), 0.0):
+    tol = 1e-9 * max(float(moments[2]), 0.0)
+    if moments[0] >= -tol and moments[0] + moments[1] < moments[2] - tol:
         return np.eye(3) * (moments.sum() / 3)
     return I
 

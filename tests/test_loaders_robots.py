@@ -268,3 +268,13 @@ def test_balance_inertia_matches_mujocos_balanceinertia_and_the_refusal_names_it
     close(sb.mass_matrix(tree, q), M[np.ix_(order, order)])
     unbalanced_links = sb.Tree.from_urdf(ROBOT.format(link_extra=""), balance_inertia=True)
     np.testing.assert_array_equal(unbalanced_links.inertias, sb.Tree.from_urdf(ROBOT.format(link_extra="")).inertias)
+
+
+def test_balance_inertia_does_not_hide_a_negative_moment():
+    """romeo_laas_small's links carry inertias with a negative principal moment: MuJoCo refuses
+    them before balancing, and so does the loader, with or without balance_inertia."""
+    xml = ROBOT.format(link_extra="").replace('ixx="0.004" ixy="0" ixz="0" iyy="0.004" iyz="0" izz="0.0004"',
+                                              'ixx="0.004" ixy="0" ixz="0.0045" iyy="0.004" iyz="0" izz="0.0004"')
+    for balance in (False, True):
+        with pytest.raises(ValueError, match=r"^source: the body moved by joint 'knee' .*not physical: expected a positive semi-definite"):
+            sb.Tree.from_urdf(xml, balance_inertia=balance)
