@@ -16,7 +16,7 @@ What a loader does (the hand conversion it replaces):
 - Inertias: MuJoCo's principal moments ``body_inertia`` in the inertial frame
   (``body_ipos``, ``body_iquat``), URDF's ``<inertial>`` (origin xyz rpy, ixx..izz), are turned
   into the spatial inertia about the Tree body's origin in its axes.
-- Axes within 1e-6 of unit length are normalised; longer or shorter ones are refused.
+- Joint axes are normalised (as Pinocchio and MuJoCo do); a zero axis is refused.
 - q = 0 is MuJoCo's reference configuration ``qpos0`` (hinge and slide ``ref``): the Tree keeps
   it in ``offsets`` and ``mujoco_state`` adds it back.
 
@@ -26,8 +26,11 @@ joints' names, as Pinocchio's URDF parser numbers them).
 
 Not modelled: MuJoCo's armature, joint damping, springs, friction loss, gravity compensation,
 contacts, limits and other constraints, tendons and actuators (a Tree is the rigid-body model:
-what ``mj_inverse`` computes with those switched off); URDF joint ``<dynamics>`` damping or
-friction (refused if non-zero), ``mimic`` and ``planar`` joints (refused).
+what ``mj_inverse`` computes with those switched off); URDF joint ``<dynamics>`` damping and
+friction (left out, as Pinocchio's rnea, crba and aba leave them out: add such forces to tau),
+``mimic`` and ``planar`` joints (refused).  Inertias are checked (physical: positive
+semi-definite, triangle inequality) once merged into their Tree body, so a dummy link welded to
+the trunk may carry a token inertia; an error names the source links of the body.
 """
 
 from __future__ import annotations
@@ -38,12 +41,13 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 
-from ._checks import as_inertia3
 from .inertia import _assemble
 from .transforms import _motion_blocks
 from .tree import Tree, _check_tree, _joint_values
 
-#: Axes whose length is within this of 1 are normalised by the loaders.
+#: Joint axes shorter than this (a zero axis) are refused; any longer one is normalised, as
+#: Pinocchio's URDF parser and MuJoCo's compiler do (the URDF spec asks for unit axes, but real
+#: files carry rounded ones such as "0.7071 0 0.7071" and unnormalised ones such as "1 1 0").
 AXIS_TOL = 1e-6
 
 # --- shared helpers --------------------------------------------------------------------------
@@ -52,8 +56,9 @@ AXIS_TOL = 1e-6
 def _unit_axis(where: str, axis) -> np.ndarray:
     n = np.asarray(axis, dtype=float)
     length = float(np.linalg.norm(n))
-    if abs(length - 1.0) > AXIS_TOL:
-        raise ValueError(f"{where}: expected a unit joint axis (|n| = 1 within {AXIS_TOL:g}), got {n.tolist()} (|n| = {length:.9g})")
+    if length < AXIS_TOL:
+        raise ValueError(f"{where}: expected a joint axis with a direction (non-zero), got {n.tolist()}; "
+                         f"a joint that does not move should be fixed")
     return n / length
 
 
@@ -84,7 +89,7 @@ class _Builder:
 
     def __init__(self):
         self.parents, self.placements, self.axes, self.kinds, self.names, self.offsets = [], [], [], [], [], []
-        self.inertias = []
+        self.inertias, self.sources = [], []
 
     def add(self, parent, placement, axis, kind, name, offset=0.0) -> int:
         self.parents.append(parent)
@@ -94,21 +99,35 @@ class _Builder:
         self.names.append(name)
         self.offsets.append(offset)
         self.inertias.append(np.zeros((6, 6)))
+        self.sources.append([])
         return len(self.parents) - 1
 
-    def add_inertia(self, body: int, R: np.ndarray, d: np.ndarray, mass, com, inertia_com) -> None:
+    def add_inertia(self, body: int, R: np.ndarray, d: np.ndarray, mass, com, inertia_com, source: str = "") -> None:
         """Add a rigid body (mass, COM and inertia about it in its own frame) whose frame sits at
-        (R, d) in Tree body ``body``'s frame; dropped if ``body`` is the fixed base."""
+        (R, d) in Tree body ``body``'s frame; dropped if ``body`` is the fixed base.  ``source``
+        names it in the source model (for error messages)."""
         if body < 0 or mass == 0 and not np.any(inertia_com):
             return
         self.inertias[body] = self.inertias[body] + _assemble(np.float64(mass), d + R @ com, R @ inertia_com @ R.T)
+        self.sources[body].append(source)
 
-    def tree(self, what: str) -> Tree:
+    def tree(self, what: str, advice: str = "") -> Tree:
         if not self.parents:
             raise ValueError(f"{what}: expected at least one joint that moves (hinge, slide, free; revolute, "
                              f"continuous, prismatic, floating), found none")
-        return Tree(self.parents, self.placements, self.axes, self.inertias, kinds=self.kinds,
-                    joint_names=self.names, offsets=self.offsets)
+        try:
+            return Tree(self.parents, self.placements, self.axes, self.inertias, kinds=self.kinds,
+                        joint_names=self.names, offsets=self.offsets)
+        except ValueError as err:                         # name the source bodies of a refused inertia
+            text = str(err)
+            if not text.startswith("inertias: inertias["):
+                raise
+            i = int(text[len("inertias: inertias["):].split("]")[0])
+            merged = ", ".join(repr(s) for s in self.sources[i])
+            raise ValueError(f"{what}: the body moved by joint {self.names[i]!r} (made of {merged}, merged about its "
+                             f"origin) has an inertia that is not physical: {text.split(': ', 2)[-1]}; a Tree "
+                             f"needs physical inertias, so correct them in the source"
+                             f"{advice if 'triangle' in text else ''}") from None
 
 
 _ZERO6 = np.zeros(6)
@@ -163,6 +182,10 @@ def tree_from_mujoco(model) -> Tree:
         text = mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, j)
         return text if text else f"joint{j}"
 
+    def body_name(b):
+        text = mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_BODY, b)
+        return text if text else f"body{b}"
+
     out = _Builder()
     frame = {0: (-1, np.eye(3), np.zeros(3))}             # MuJoCo body -> (Tree body, R, d)
     for b in range(1, nbody):
@@ -198,7 +221,7 @@ def tree_from_mujoco(model) -> Tree:
         t, R, d = frame[b]
         Ri = R @ _rotation(body_iquat[b])
         out.add_inertia(t, np.eye(3), np.zeros(3), float(body_mass[b]), d + R @ body_ipos[b],
-                        Ri @ np.diag(body_inertia[b]) @ Ri.T)
+                        Ri @ np.diag(body_inertia[b]) @ Ri.T, f"body {body_name(b)!r}")
     return out.tree("model")
 
 
@@ -207,18 +230,27 @@ def tree_from_mujoco(model) -> Tree:
 #: Tags that do not change the rigid-body dynamics (appearance, contact geometry, simulator and
 #: controller settings, limits that only bound the motion); skipped.
 _IGNORED = {"robot": {"material", "gazebo", "transmission", "ros2_control", "sensor"},
-            "link": {"visual", "collision", "gazebo"},
+            "link": {"visual", "collision", "gazebo",
+                     "contact",              # PyBullet's contact parameters (friction, restitution)
+                     "self_filter",          # robot_self_filter's sensor-masking shapes
+                     "collision_checking",   # Pinocchio's collision-shape hints
+                     "surface"},             # Gazebo's contact friction and bounce
             "joint": {"limit", "safety_controller", "calibration"}}
+
+#: Simulator flags met inside <link> that are ignored only at their default value (a kinematic
+#: link or one without gravity would move differently): tag -> the accepted text.
+_DEFAULT_FLAGS = {"kinematic": {"0", "false"}, "gravity": {"1", "true"}}
 
 
 def _floats(where: str, element, attribute: str, default: str, count: int) -> np.ndarray:
     text = default if element is None else element.get(attribute, default)
+    what = "a number" if count == 1 else f"{count} numbers"
     try:
         values = np.array([float(v) for v in text.split()])
     except ValueError:
-        raise ValueError(f"{where}: expected {count} numbers in {attribute}=\"{text}\"") from None
+        raise ValueError(f"{where}: expected {what} in {attribute}=\"{text}\"") from None
     if values.shape != (count,) or not np.all(np.isfinite(values)):
-        raise ValueError(f"{where}: expected {count} finite numbers in {attribute}=\"{text}\"")
+        raise ValueError(f"{where}: expected {what.replace('number', 'finite number')} in {attribute}=\"{text}\"")
     return values
 
 
@@ -229,6 +261,12 @@ def _origin(where: str, element):
 
 def _refuse_unknown(where: str, element, allowed: set) -> None:
     for child in element:
+        if element.tag == "link" and child.tag in _DEFAULT_FLAGS:
+            if (child.text or "").strip().lower() not in _DEFAULT_FLAGS[child.tag]:
+                raise ValueError(f"{where}: <{child.tag}>{(child.text or '').strip()}</{child.tag}> changes how the link moves "
+                                 f"in a simulator and a Tree cannot model it; accepted only at its default "
+                                 f"(<kinematic>0</kinematic>, <gravity>1</gravity>)")
+            continue
         if child.tag not in allowed and child.tag not in _IGNORED.get(element.tag, set()):
             raise ValueError(f"{where}: unsupported tag <{child.tag}> (it may change the dynamics, so it is not "
                              f"skipped); supported: {sorted(allowed)}, ignored: {sorted(_IGNORED.get(element.tag, ()))}")
@@ -237,7 +275,7 @@ def _refuse_unknown(where: str, element, allowed: set) -> None:
 def _read_urdf(source):
     if isinstance(source, (str, os.PathLike)) and not (isinstance(source, str) and source.lstrip().startswith("<")):
         try:
-            with open(source, encoding="utf-8") as f:
+            with open(source, "rb") as f:                # bytes: the XML declaration names the encoding
                 text = f.read()
         except OSError as err:
             raise ValueError(f"source: expected a URDF file path or XML text, cannot read {str(source)!r:.80}: {err.strerror}") from None
@@ -254,7 +292,7 @@ def _read_urdf(source):
     return root
 
 
-def tree_from_urdf(source, floating_base: bool = False) -> Tree:
+def tree_from_urdf(source, floating_base: bool = False, mimic: str = "refuse", balance_inertia: bool = False) -> Tree:
     """The Tree of a URDF robot (a file path or the XML text), read with the standard library.
 
     Joints: revolute, continuous, prismatic, floating (a free joint) and fixed (the child link
@@ -262,10 +300,20 @@ def tree_from_urdf(source, floating_base: bool = False) -> Tree:
     root link, a link's children in the order of their joints' names.  ``floating_base=True``
     puts a free joint between the world and the root link (Pinocchio's
     ``buildModel(..., JointModelFreeFlyer())``); otherwise the root link is the fixed base.
+    A ``mimic`` joint (one that copies another, as in grippers) is refused by default;
+    ``mimic="independent"`` loads it as an ordinary joint with its own q, as Pinocchio's
+    ``buildModelFromUrdf`` does by default (``mimic=False`` there).  ``balance_inertia=True``
+    sets the principal moments of any link whose inertia breaks the triangle inequality (CAD
+    exports of real robots do) to their mean, as MuJoCo's ``<compiler balanceinertia="true">``
+    does; the file's other links are read as written.
 
-    Refused with ``ValueError`` naming them: mimic joints, planar joints and other types,
-    non-zero joint damping or friction (``<dynamics>``), any tag not known to leave the
-    dynamics alone.  Ignored: visual, collision, material, gazebo, transmission, limit, ...
+    Refused with ``ValueError`` naming them: mimic joints (unless ``mimic="independent"``),
+    planar joints and other types, a Tree body whose merged inertia is not physical (naming its
+    links), any tag not known to leave the dynamics alone.  Ignored: visual, collision, material, gazebo, transmission,
+    limit, link extension tags that URDF parsers skip (contact, self_filter,
+    collision_checking, surface; kinematic and gravity at their defaults), and joint
+    ``<dynamics>`` damping and friction (not part of the rigid-body model, as in Pinocchio's
+    rnea: add such forces to tau).
 
     Examples
     --------
@@ -285,6 +333,10 @@ def tree_from_urdf(source, floating_base: bool = False) -> Tree:
     """
     if not isinstance(floating_base, (bool, np.bool_)):
         raise ValueError(f"floating_base: expected True or False, got {floating_base!r:.40}")
+    if not isinstance(balance_inertia, (bool, np.bool_)):
+        raise ValueError(f"balance_inertia: expected True or False, got {balance_inertia!r:.40}")
+    if not isinstance(mimic, str) or mimic not in ("refuse", "independent"):
+        raise ValueError(f"mimic: expected 'refuse' or 'independent', got {mimic!r:.40}")
     robot = _read_urdf(source)
     _refuse_unknown("source: <robot>", robot, {"link", "joint"})
     links = {}
@@ -303,9 +355,11 @@ def tree_from_urdf(source, floating_base: bool = False) -> Tree:
         mass = float(_floats(where, inertial.find("mass"), "value", "0", 1)[0])
         el = inertial.find("inertia")
         xx, xy, xz, yy, yz, zz = (float(_floats(where, el, k, "0", 1)[0]) for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz"))
-        I = as_inertia3(f"source: link {name!r}: <inertia>", np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]]))
+        I = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])  # checked once merged into its Tree body
         if mass < 0:
             raise ValueError(f"source: link {name!r}: expected a non-negative <mass value=...>, got {mass!r}")
+        if balance_inertia:
+            I = _balanced(I)
         links[name] = (mass, com, R @ I @ R.T)
     joints, children = {}, {}
     for joint in robot.findall("joint"):
@@ -313,16 +367,17 @@ def tree_from_urdf(source, floating_base: bool = False) -> Tree:
         where = f"source: joint {name!r}"
         if not name or name in joints:
             raise ValueError(f"source: expected joints with distinct names, got {name!r}")
-        if joint.find("mimic") is not None:
+        if joint.find("mimic") is not None and mimic == "refuse":
             raise ValueError(f"{where} is a mimic joint (it copies joint {joint.find('mimic').get('joint')!r}); "
-                             f"Tree has independent joints only: make it an ordinary joint or fixed")
+                             f"Tree has independent joints only: pass mimic=\"independent\" to load it as an "
+                             f"ordinary joint (Pinocchio's default), or make it fixed in the file")
         if kind not in ("revolute", "continuous", "prismatic", "fixed", "floating"):
             raise ValueError(f"{where} has type {kind!r}; supported: revolute, continuous, prismatic, fixed, floating")
-        _refuse_unknown(where, joint, {"parent", "child", "origin", "axis", "dynamics"})
+        _refuse_unknown(where, joint, {"parent", "child", "origin", "axis", "dynamics", "mimic"})
         dyn = joint.find("dynamics")
-        if dyn is not None and (float(dyn.get("damping", 0)) != 0 or float(dyn.get("friction", 0)) != 0):
-            raise ValueError(f"{where} has <dynamics damping=... friction=...> not zero; a Tree has no joint damping "
-                             f"or friction: set them to 0 in the file and add such forces to tau yourself")
+        if dyn is not None:                               # read (so malformed numbers are named), left out
+            for attribute in ("damping", "friction"):
+                _floats(f"{where}: <dynamics>", dyn, attribute, "0", 1)
         parent, child = (joint.find(t).get("link") if joint.find(t) is not None else None for t in ("parent", "child"))
         if parent not in links or child not in links:
             raise ValueError(f"{where}: expected <parent link=...> and <child link=...> naming links, got {parent!r}, {child!r}")
@@ -330,6 +385,8 @@ def tree_from_urdf(source, floating_base: bool = False) -> Tree:
         axis = _floats(where, joint.find("axis"), "xyz", "1 0 0", 3)
         joints[name] = (kind, parent, child, R, xyz, axis)
         children.setdefault(parent, []).append(name)
+    if not links:
+        raise ValueError("source: expected a <robot> with <link> elements, found none (an empty robot)")
     child_links = [j[2] for j in joints.values()]
     roots = [name for name in links if name not in child_links]
     if len(roots) != 1 or len(set(child_links)) != len(child_links):
@@ -370,8 +427,20 @@ def tree_from_urdf(source, floating_base: bool = False) -> Tree:
     for link in order:
         t, R, d = frame[link]
         mass, com, I = links[link]
-        out.add_inertia(t, R, d, mass, com, I)
-    return out.tree("source")
+        out.add_inertia(t, R, d, mass, com, I, f"link {link!r}")
+    return out.tree("source", advice=" (or pass balance_inertia=True to set the principal moments of a link "
+                                     "that breaks the triangle inequality to their mean, as MuJoCo's compiler "
+                                     "option balanceinertia does)")
+
+
+def _balanced(I: np.ndarray) -> np.ndarray:
+    """MuJoCo's balanceinertia: principal moments a <= b <= c with a + b < c all set to their mean.
+    A negative moment is left alone (refused later, as MuJoCo refuses it before balancing)."""
+    moments = np.linalg.eigvalsh(I)
+    tol = 1e-9 * max(float(moments[2]), 0.0)
+    if moments[0] >= -tol and moments[0] + moments[1] < moments[2] - tol:
+        return np.eye(3) * (moments.sum() / 3)
+    return I
 
 
 # --- state conversions -----------------------------------------------------------------------
@@ -449,6 +518,9 @@ def mujoco_state(tree, q, qd=None):
 def state_from_mujoco(tree, qpos, qvel=None):
     """The tree's (q, qd) from MuJoCo's (qpos, qvel): the inverse of :func:`mujoco_state`.
 
+    A free joint's quaternion is normalised first, as MuJoCo's kinematics does (a zero one is
+    refused), so rounded keyframes are read as MuJoCo reads them.
+
     >>> import numpy as np, spatialbook as sb
     >>> I = sb.spatial_inertia(1.0, [0, 0, 0], np.eye(3))
     >>> box = sb.Tree([-1], [np.eye(6)], [np.zeros(6)], [I], kinds=["free"])
@@ -457,8 +529,7 @@ def state_from_mujoco(tree, qpos, qvel=None):
     array([0. , 0. , 0.5, 1. , 2. , 3. ])
     """
     tree = _check_tree(tree)
-    qpos = _joint_values("qpos", qpos, tree.nq, None)
-    qpos = _unit_free_quaternions(tree, "qpos", qpos)
+    qpos = _normalised_free_quaternions(tree, _joint_values("qpos", qpos, tree.nq, None))
     qvel = None if qvel is None else _joint_values("qvel", qvel, tree.nv, None)
     q, qd = qpos.copy(), None if qvel is None else qvel.copy()
     k = v = 0
@@ -477,6 +548,23 @@ def state_from_mujoco(tree, qpos, qvel=None):
             qd[..., v + 3:v + 6] = np.einsum("...ji,...j->...i", R, qvel[..., v:v + 3])
         k, v = k + 7, v + 6
     return q, qd
+
+
+def _normalised_free_quaternions(tree: Tree, qpos: np.ndarray) -> np.ndarray:
+    """qpos with each free joint's quaternion normalised, as MuJoCo's kinematics reads it (so a
+    rounded keyframe such as [0.7071, 0, 0, 0.7071] means 90 degrees about z); a zero one refused."""
+    qpos = np.array(qpos, dtype=float)
+    k = 0
+    for kind, name in zip(tree.kinds, tree.joint_names):
+        if kind == "free":
+            quat = qpos[..., k + 3:k + 7]
+            norm = np.linalg.norm(quat, axis=-1, keepdims=True)
+            if np.any(norm < 1e-9):
+                raise ValueError(f"qpos: expected a non-zero quaternion [w, x, y, z] in qpos[..., {k + 3}:{k + 7}] "
+                                 f"(free joint {name!r}), got all zeros")
+            quat /= norm
+        k += 7 if kind == "free" else 1
+    return qpos
 
 
 def _unit_free_quaternions(tree: Tree, name: str, arr: np.ndarray) -> np.ndarray:

@@ -101,8 +101,8 @@ class Tree(_TreeFields):
     axes : array_like, shape (n, 6)
         ``axes[i]`` = S_i, joint i's motion axis in body i's coordinates: revolute [n; 0]
         (a hinge along n through body i's origin) or prismatic [0; n], with n a unit vector
-        (to 1e-9; float32 input to 2e-5, then normalised; the loaders normalise axes within
-        1e-6 of unit length); all zeros for a free joint.
+        (to 1e-9; float32 input to 2e-5, then normalised; the loaders normalise any non-zero
+        axis, as Pinocchio and MuJoCo do); all zeros for a free joint.
     inertias : array_like, shape (n, 6, 6)
         Body i's spatial inertia about its own origin, in its own axes (``spatial_inertia``).
     kinds : sequence of str, optional
@@ -199,10 +199,10 @@ class Tree(_TreeFields):
         return tree_from_mujoco(model)
 
     @classmethod
-    def from_urdf(cls, source, floating_base: bool = False) -> "Tree":
+    def from_urdf(cls, source, floating_base: bool = False, mimic: str = "refuse", balance_inertia: bool = False) -> "Tree":
         """The Tree of a URDF file path or XML text (see :func:`spatialbook.loaders.tree_from_urdf`)."""
         from .loaders import tree_from_urdf
-        return tree_from_urdf(source, floating_base=floating_base)
+        return tree_from_urdf(source, floating_base=floating_base, mimic=mimic, balance_inertia=balance_inertia)
 
     def mujoco_state(self, q, qd=None):
         """(qpos, qvel) of MuJoCo from this tree's (q, qd) (see :func:`spatialbook.loaders.mujoco_state`)."""
