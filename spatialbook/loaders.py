@@ -41,6 +41,7 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 
+from ._checks import batch_shape
 from .inertia import _assemble
 from .transforms import _motion_blocks
 from .tree import Tree, _check_tree, _joint_values
@@ -495,8 +496,8 @@ def mujoco_state(tree, q, qd=None):
     array([0., 1., 0., 0., 0., 0.])
     """
     tree = _check_tree(tree)
-    q = _joint_values("q", q, tree.nq, tree)
-    qd = None if qd is None else _joint_values("qd", qd, tree.nv, tree)
+    q, qd = _state_pair("q", _joint_values("q", q, tree.nq, tree),
+                        "qd", None if qd is None else _joint_values("qd", qd, tree.nv, tree))
     qpos, qvel = q.copy(), None if qd is None else qd.copy()
     k = v = 0
     for i, kind in enumerate(tree.kinds):
@@ -529,8 +530,9 @@ def state_from_mujoco(tree, qpos, qvel=None):
     array([0. , 0. , 0.5, 1. , 2. , 3. ])
     """
     tree = _check_tree(tree)
-    qpos = _normalised_free_quaternions(tree, _joint_values("qpos", qpos, tree.nq, None))
-    qvel = None if qvel is None else _joint_values("qvel", qvel, tree.nv, None)
+    qpos, qvel = _state_pair("qpos", _joint_values("qpos", qpos, tree.nq, None),
+                             "qvel", None if qvel is None else _joint_values("qvel", qvel, tree.nv, None))
+    qpos = _normalised_free_quaternions(tree, qpos)
     q, qd = qpos.copy(), None if qvel is None else qvel.copy()
     k = v = 0
     for i, kind in enumerate(tree.kinds):
@@ -548,6 +550,16 @@ def state_from_mujoco(tree, qpos, qvel=None):
             qd[..., v + 3:v + 6] = np.einsum("...ji,...j->...i", R, qvel[..., v:v + 3])
         k, v = k + 7, v + 6
     return q, qd
+
+
+def _state_pair(q_name: str, q: np.ndarray, v_name: str, v):
+    """Positions and velocities (v may be None) broadcast to their common batch shape; batches
+    that do not broadcast are refused naming both (a state is one q with its one qd)."""
+    if v is None:
+        return q, None
+    shape = batch_shape((q_name, q, 1), (v_name, v, 1))
+    return (np.broadcast_to(q, shape + q.shape[-1:]).copy(),
+            np.broadcast_to(v, shape + v.shape[-1:]).copy())
 
 
 def _normalised_free_quaternions(tree: Tree, qpos: np.ndarray) -> np.ndarray:
@@ -594,8 +606,8 @@ def pinocchio_state(tree, q, qd=None):
     (array([0., 0., 1., 0., 0., 0., 1.]), array([1. , 2. , 3. , 0. , 0. , 0.5]))
     """
     tree = _check_tree(tree)
-    q = _joint_values("q", q, tree.nq, tree)
-    qd = None if qd is None else _joint_values("qd", qd, tree.nv, tree)
+    q, qd = _state_pair("q", _joint_values("q", q, tree.nq, tree),
+                        "qd", None if qd is None else _joint_values("qd", qd, tree.nv, tree))
     out, vout = [], None if qd is None else qd.copy()
     k = v = 0
     for kind in tree.kinds:
@@ -624,8 +636,8 @@ def state_from_pinocchio(tree, q, v=None):
     (array([0., 0., 1., 1., 0., 0., 0.]), array([0. , 0. , 0.5, 1. , 2. , 3. ]))
     """
     tree = _check_tree(tree)
-    qp = _joint_values("q", q, _pinocchio_nq(tree), None)
-    vv = None if v is None else _joint_values("v", v, tree.nv, None)
+    qp, vv = _state_pair("q", _joint_values("q", q, _pinocchio_nq(tree), None),
+                         "v", None if v is None else _joint_values("v", v, tree.nv, None))
     out, qd = [], None if vv is None else vv.copy()
     k = j = 0
     for kind in tree.kinds:

@@ -1100,7 +1100,7 @@ def _free_gravity(tree: _Aligned, q: np.ndarray, g: np.ndarray, i: int) -> np.nd
 def _rnea_levels(tree: _Aligned, q, qd, qdd, g) -> np.ndarray:
     """tau (B, nv) from q (B, nq), qd, qdd (B, nv), g (B, 3), a depth level at a time."""
     n, B = len(tree.parents), q.shape[0]
-    X, S = _dense_transforms(tree, q), _dense_S(tree)
+    X = _dense_transforms(tree, q)
     VA, F = np.zeros((n + 1, B, 6, 2)), np.zeros((n, B, 6))   # VA[i] = [V_i, A_i]; VA[n]: base
     VA[n, :, 3:, 1] = -g                                  # the base accelerates at -g
     for i in range(n):
@@ -1380,12 +1380,13 @@ def forward_dynamics(tree, q, qd, tau, gravity=_G, method="auto") -> np.ndarray:
         try:
             return np.linalg.solve(H, (tau_ - C)[..., None])[..., 0].reshape(qd.shape)
         except np.linalg.LinAlgError:
-            raise ValueError("tree: expected bodies with mass along every joint; the mass matrix H(q) is singular") from None
+            raise ValueError(_singular(tree, H, "the mass matrix H(q) is singular")) from None
     if method == "aba":
         with np.errstate(divide="ignore", invalid="ignore"):
             qdd = _in_blocks(functools.partial(_aba, aligned), (nv,), q_, qd_, tau_, g_, block=_aba_block(aligned))
         if not np.all(np.isfinite(qdd)):
-            raise ValueError("tree: expected bodies with mass along every joint; an articulated inertia is singular")
+            bad = ~np.all(np.isfinite(qdd), axis=-1)
+            raise ValueError(_singular(tree, _crba_levels(aligned, q_[bad][:1]), "an articulated inertia is singular"))
         return qdd.reshape(qd.shape)
     C = _in_blocks(lambda q, qd, g, arena: _rnea(aligned, q, qd, np.zeros_like(qd), g, arena), (nv,), q_, qd_, g_,
                    block=_rnea_block(aligned))
@@ -1393,4 +1394,16 @@ def forward_dynamics(tree, q, qd, tau, gravity=_G, method="auto") -> np.ndarray:
     try:
         return np.linalg.solve(H, (tau_ - C)[..., None])[..., 0].reshape(qd.shape)
     except np.linalg.LinAlgError:
-        raise ValueError("tree: expected bodies with mass along every joint; the mass matrix H(q) is singular")  from None
+        raise ValueError(_singular(tree, H, "the mass matrix H(q) is singular")) from None
+
+
+def _singular(tree: Tree, H: np.ndarray, what: str) -> str:
+    """The message for a forward dynamics that cannot be solved, naming the joints that move no
+    inertia at all (H_ii = 0 in some state: nothing with mass, or nothing off the axis, beyond the joint)."""
+    diagonal = np.diagonal(H, axis1=-2, axis2=-1).reshape(-1, H.shape[-1])
+    scale = max(1.0, float(np.max(np.abs(diagonal), initial=0.0)))
+    dof = np.flatnonzero(np.any(diagonal <= 1e-12 * scale, axis=0))
+    owner = np.repeat(np.arange(len(tree.kinds)), [6 if k == "free" else 1 for k in tree.kinds])
+    names = list(dict.fromkeys(tree.joint_names[i] for i in owner[dof]))
+    where = f" (joint{'s' if len(names) > 1 else ''} {', '.join(map(repr, names))} move{'' if len(names) > 1 else 's'} no inertia)" if names else ""
+    return f"tree: expected bodies with mass along every joint; {what}{where}"

@@ -417,3 +417,26 @@ BAD_STATE_CALLS = [
 def test_bad_states_and_trees_name_the_argument(call, name):
     with pytest.raises(ValueError, match=rf"^{name}\b.*expected"):
         call()
+
+
+_QD = np.r_[0.1, -0.2, 0.3, 1.0, 2.0, -0.5, 0.7]
+_QPIN, _VPIN = _FREE.pinocchio_state(_Q, _QD)
+STATE_PAIRS = [("mujoco_state", "q", "qd", _Q, _QD), ("state_from_mujoco", "qpos", "qvel", *_FREE.mujoco_state(_Q, _QD)),
+               ("pinocchio_state", "q", "qd", _Q, _QD), ("state_from_pinocchio", "q", "v", _QPIN, _VPIN)]
+
+
+@pytest.mark.parametrize("method, q_name, v_name, q, v", STATE_PAIRS)
+def test_state_conversions_pair_batches_row_by_row(method, q_name, v_name, q, v):
+    """A state is one q with its one qd: batches that do not broadcast are refused naming both
+    (they were paired silently, or failed inside numpy); a single q with a batch of qd is used
+    for every row, and each row equals its own single conversion."""
+    convert = getattr(_FREE, method)
+    with pytest.raises(ValueError, match=rf"{q_name} \(3,\), {v_name} \(5,\).*expected"):
+        convert(np.tile(q, (3, 1)), np.tile(v, (5, 1)))
+    rows = v * np.array([[1.0], [0.5], [-2.0]])
+    got_q, got_v = convert(q, rows)
+    assert got_q.shape[:-1] == got_v.shape[:-1] == (3,)
+    for i, row in enumerate(rows):
+        one_q, one_v = convert(q, row)
+        np.testing.assert_allclose(got_q[i], one_q, rtol=0, atol=1e-15)
+        np.testing.assert_allclose(got_v[i], one_v, rtol=0, atol=1e-15)

@@ -419,3 +419,19 @@ def test_large_batches_equal_small_ones():
         np.testing.assert_allclose(H[k], sb.mass_matrix(tree, q[k]), rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(qdd_fd, qdd, rtol=1e-8, atol=1e-8)
     np.testing.assert_allclose(sb.forward_dynamics(tree, q, qd, tau, gravity, method="aba"), qdd, rtol=1e-8, atol=1e-8)
+
+
+@pytest.mark.parametrize("method", ["crba", "aba"])
+@pytest.mark.parametrize("states", [1, 40])
+def test_forward_dynamics_names_the_joint_that_moves_nothing(method, states):
+    """A gripper's massless finger makes H(q) singular: forward dynamics refuses with a
+    ValueError naming that joint (and only it), one state or a batch, either method."""
+    import re
+
+    I = sb.spatial_inertia(1.0, [0.3, 0, 0], 0.1 * np.eye(3))
+    z = [0, 0, 1.0, 0, 0, 0]
+    tree = sb.Tree([-1, 0, 1], [np.eye(6)] * 3, [z] * 3, [I, I, np.zeros((6, 6))],
+                   joint_names=["shoulder", "elbow", "finger"])
+    zeros = np.zeros((states, 3))
+    with pytest.raises(ValueError, match=re.escape("singular (joint 'finger' moves no inertia)")):
+        sb.forward_dynamics(tree, zeros + [0, 0.1, 0.2], zeros, zeros, method=method)
