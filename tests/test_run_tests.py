@@ -45,11 +45,11 @@ def test_lanes_run_every_stage(monkeypatch, capfd):
         assert f"stage {i} ran" in out and f"ok    {i}. fake {i}" in out
 
 
-@pytest.mark.parametrize("fail", [1, 6])
-def test_a_failure_fails_the_run_and_starts_nothing_new(monkeypatch, capfd, tmp_path, fail):
+@pytest.mark.parametrize("lane", [0, 1])
+def test_a_failure_fails_the_run_and_starts_nothing_new(monkeypatch, capfd, tmp_path, lane):
     # the failing stage leads its lane; it fails only once the other lane's first stage (slow)
     # has started: that stage ends, and its lane starts nothing after it
-    other = 6 if fail == 1 else 1
+    fail, other = run_tests.LANES[lane][0], run_tests.LANES[1 - lane][0]
     monkeypatch.setattr(run_tests, "STAGES", fake_stages(fail=fail, slow=other,
                                                          signal=tmp_path / "started"))
     assert run_tests.main([]) == 1
