@@ -9,7 +9,10 @@ Loading the URDFs of Gepetto's example-robot-data and MuJoCo Menagerie's MJCF fo
   ``<self_filter>`` (ANYmal C), Pinocchio's ``<collision_checking>`` (simple_humanoid),
   Gazebo's ``<surface>``, ``<kinematic>0`` and ``<gravity>1`` (TIAGo Pro);
 - a massless-looking dummy link welded to the trunk with a rank-one inertia such as
-  ``ixx = ixy = ... = 1e-6`` (ANYmal B, Go1, B1, HyQ, iCub): checked once merged, not alone.
+  ``ixx = ixy = ... = 1e-6`` (ANYmal B, Go1, B1, HyQ, iCub): checked once merged, not alone;
+- MJCF scenes that include a robot whose joints are named ``joint1``, ``joint2``, ... (KUKA
+  iiwa 14, AgileX Piper) and add unnamed joints (an object's ``<freejoint/>``): the fallback
+  name ``joint<id>`` must not take a named joint's name.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import pinocchio as pin
 import pytest
 
 import spatialbook as sb
-from test_loaders import close, from_mujoco_dynamics, pinocchio_dynamics
+from test_loaders import close, from_mujoco_dynamics, mujoco_random_state, pinocchio_dynamics
 from tree_helpers import free_blocks
 
 ROBOT = """<robot name="legged">
@@ -278,3 +281,63 @@ def test_balance_inertia_does_not_hide_a_negative_moment():
     for balance in (False, True):
         with pytest.raises(ValueError, match=r"^source: the body moved by joint 'knee' .*not physical: expected a positive semi-definite"):
             sb.Tree.from_urdf(xml, balance_inertia=balance)
+
+
+# --- MJCF features met in MuJoCo Menagerie's models ------------------------------------------
+
+
+def _agree_with_mujoco(model, seed=0, states=3):
+    """tau, H and qdd of sb.Tree.from_mujoco(model) against mj_inverse, mj_fullM and mj_forward
+    (with qfrc_applied) at random states, MuJoCo's extra effects switched off."""
+    model.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT | mujoco.mjtDisableBit.mjDSBL_SPRING
+                                  | mujoco.mjtDisableBit.mjDSBL_DAMPER | mujoco.mjtDisableBit.mjDSBL_ACTUATION)
+    model.dof_armature[:] = 0
+    tree = sb.Tree.from_mujoco(model)
+    data = mujoco.MjData(model)
+    rng = np.random.default_rng(seed)
+    for _ in range(states):
+        qpos, qvel, qacc = mujoco_random_state(model, rng)
+        model.opt.gravity[:] = rng.normal(size=3) * 5
+        data.qpos[:], data.qvel[:], data.qfrc_applied[:] = qpos, qvel, 0
+        mujoco.mj_forward(model, data)
+        M = np.zeros((model.nv, model.nv))
+        mujoco.mj_fullM(model, data, M)
+        data.qacc[:] = qacc
+        mujoco.mj_inverse(model, data)
+        qpos = data.qpos.copy()
+        q, qd = tree.state_from_mujoco(qpos, qvel)
+        qdd, tau, H = from_mujoco_dynamics(tree, qpos, qvel, qacc, data.qfrc_inverse.copy(), M)
+        close(sb.inverse_dynamics(tree, q, qd, qdd, model.opt.gravity), tau)
+        close(sb.mass_matrix(tree, q), H)
+        applied = rng.normal(size=model.nv)
+        data.qfrc_applied[:] = applied
+        mujoco.mj_forward(model, data)
+        qdd, tau, _ = from_mujoco_dynamics(tree, qpos, qvel, data.qacc.copy(), applied, M)
+        close(sb.forward_dynamics(tree, q, qd, tau, model.opt.gravity), qdd)
+    return tree
+
+
+ARM_AND_CUBE = """<mujoco>
+  <worldbody>
+    <body name="link1" pos="0 0 0.1"><joint name="joint1" axis="0 0 1"/>
+      <inertial pos="0 0.03 0.1" mass="2" diaginertia="0.02 0.02 0.01"/>
+      <body name="link2" pos="0 0 0.2" quat="1 1 0 0"><joint name="joint2" axis="0 0 1"/>
+        <inertial pos="0.1 0 0.02" mass="1" diaginertia="0.01 0.008 0.004"/>
+        <body pos="0.2 0 0"><joint axis="1 0 0" pos="0 0.01 0"/>
+          <inertial pos="0.02 0 0" mass="0.2" diaginertia="0.001 0.001 0.0005"/></body>
+      </body>
+    </body>
+    <body name="cube" pos="0.5 0 0.05"><freejoint/><geom type="box" size="0.02 0.03 0.04" mass="0.1"/></body>
+  </worldbody>
+</mujoco>"""
+
+
+def test_an_unnamed_joint_does_not_take_the_name_of_a_named_one():
+    """A Menagerie scene includes an arm whose joints are named joint1, joint2, ... and adds
+    unnamed joints (an object's free joint, a gripper's hinge); MuJoCo numbers them on, so the
+    fallback name joint<id> can be taken (here id 2: joint2), and the Tree refused the duplicate.
+    Such a joint is now called <body>_joint<id>; the dynamics still agree with MuJoCo's."""
+    model = mujoco.MjModel.from_xml_string(ARM_AND_CUBE)
+    tree = _agree_with_mujoco(model)
+    assert tree.joint_names == ("joint1", "joint2", "body3_joint2", "joint3")
+    assert tree.kinds == ("revolute", "revolute", "revolute", "free")
