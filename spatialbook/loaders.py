@@ -148,7 +148,8 @@ def tree_from_mujoco(model) -> Tree:
     ``offsets`` = qpos0 of hinges and slides and the free joints' velocity convention: see
     ``Tree.mujoco_state``).  Bodies without joints are merged into their parent, several joints
     in one body become a chain of bodies (massless but the last), and a hinge's anchor
-    ``jnt_pos`` becomes its body's origin.  Pass ``gravity=model.opt.gravity`` to the dynamics.
+    ``jnt_pos`` becomes its body's origin.  Pass ``gravity=model.opt.gravity`` to the dynamics
+    (zeros if the model switches gravity off: ``<flag gravity="disable"/>``, ``mjDSBL_GRAVITY``).
     A ball joint raises ``ValueError`` naming it.  Joint names are MuJoCo's; an unnamed joint is
     called ``joint<id>`` (its MuJoCo id), or ``<body>_joint<id>`` when a named joint has that
     name already.

@@ -341,3 +341,63 @@ def test_an_unnamed_joint_does_not_take_the_name_of_a_named_one():
     tree = _agree_with_mujoco(model)
     assert tree.joint_names == ("joint1", "joint2", "body3_joint2", "joint3")
     assert tree.kinds == ("revolute", "revolute", "revolute", "free")
+
+
+MENAGERIE_FEATURES = """<mujoco>
+  <compiler angle="degree" eulerseq="zyx"/>
+  <default>
+    <default class="follower"><joint axis="1 0 0" pos="0 -0.018 0.0065" range="-50 50"/></default>
+  </default>
+  <worldbody>
+    <body name="target" mocap="true" pos="1 0 1"><geom size="0.05" mass="1"/></body>
+    <body name="pelvis" pos="0 0 1">
+      <body name="camera" pos="-0.16 0 0.014" euler="180 60 0" gravcomp="0">
+        <inertial pos="0 0 0" mass="0.115" diaginertia="1.4e-4 3.9e-5 1.3e-4"/></body>
+      <inertial pos="-0.05 0 -0.07" quat="0.66 0.66 0.25 -0.25" mass="7.4" diaginertia="0.063 0.051 0.028"/>
+      <joint name="floating_base" type="free"/>
+      <body name="hip" pos="0.02 0.13 0" xyaxes="0 0 -1 0 1 0">
+        <inertial pos="-0.018 0.0001 -0.044" mass="1.82" fullinertia="0.0034 0.0038 0.0021 -6.7e-07 -0.00084 4e-06"/>
+        <joint name="hip" type="hinge" ref="-45" range="-164 -37"/>
+        <body name="hip-spring" pos="0.06 0.08 0">
+          <inertial pos="0.08 0.003 0" mass="0.19" fullinertia="5.2e-05 0.00041 0.00037 6.9e-06 0 0"/></body>
+        <body name="shin" pos="0.06 0.05 0"><joint name="shin" type="hinge" ref="58"/>
+          <inertial pos="0.18 0.001 0.0002" mass="0.58" fullinertia="0.00036 0.0147 0.0147 -0.00021 2.3e-05 -1.2e-07"/></body>
+      </body>
+    </body>
+    <body name="base_link">
+      <inertial pos="0 0 0.035" mass="60" diaginertia="0.001 0.001 0.001"/>
+      <joint name="joint_x" type="slide" axis="1 0 0"/>
+      <joint name="joint_y" type="slide" axis="0 1 0"/>
+      <joint name="joint_th"/>
+      <body name="arm_base" pos="0 0 0.335">
+        <inertial pos="-0.0006 -0.0002 0.084" mass="1.7" diaginertia="0.0046 0.0045 0.0021"/>
+        <body name="driver" pos="0 0.03 0.055"><joint name="driver" axis="1 0 0" range="0 46"/>
+          <inertial pos="0 0.018 0.001" quat="0.68 0.73 0 0" mass="0.009" diaginertia="1.7e-06 1.6e-06 3.2e-07"/>
+          <body name="follower" pos="0 0.055 0.0375"><joint name="follower" class="follower"/>
+            <inertial pos="0 -0.011 0.012" quat="1 0.1664 0 0" mass="0.0125" diaginertia="2.7e-06 2.5e-06 6e-07"/>
+            <body name="pad" pos="0 -0.019 0.0135">
+              <inertial pos="0 -0.0025 0.0185" quat="1 0 0 1" mass="0.0035" diaginertia="4.7e-07 3.6e-07 1.2e-07"/>
+              <body name="silicone_pad"/>
+            </body>
+          </body>
+        </body>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>"""
+
+
+def test_mjcf_features_of_menagerie_robots_agree_with_mujoco():
+    """What Menagerie's MJCF (MuJoCo 4.0) showed, in one model: a mocap body; a free joint
+    declared after welded child bodies placed by euler angles with eulerseq="zyx" (Apptronik
+    Apollo's pelvis cameras); angles in degrees, xyaxes, fullinertia and hinge ref (Agility
+    Cassie's legs, its knee spring welded); a mobile base with slide, slide and hinge joints in
+    one body, and a gripper hinge whose anchor comes from a default class, with a massless
+    welded pad (Stanford Tidybot).  tau, H and qdd equal MuJoCo's; q = 0 is qpos0."""
+    model = mujoco.MjModel.from_xml_string(MENAGERIE_FEATURES)
+    tree = _agree_with_mujoco(model, seed=3)
+    assert tree.joint_names == ("floating_base", "hip", "shin", "joint_x", "joint_y", "joint_th", "driver", "follower")
+    assert tree.nq == model.nq and tree.nv == model.nv
+    qpos0 = model.qpos0.copy()
+    qpos, _ = tree.mujoco_state(np.r_[qpos0[:7], np.zeros(tree.nq - 7)])
+    np.testing.assert_allclose(qpos, qpos0, rtol=0, atol=1e-15)
