@@ -361,7 +361,8 @@ MENAGERIE_FEATURES = """<mujoco>
         <body name="hip-spring" pos="0.06 0.08 0">
           <inertial pos="0.08 0.003 0" mass="0.19" fullinertia="5.2e-05 0.00041 0.00037 6.9e-06 0 0"/></body>
         <body name="shin" pos="0.06 0.05 0"><joint name="shin" type="hinge" ref="58"/>
-          <inertial pos="0.18 0.001 0.0002" mass="0.58" fullinertia="0.00036 0.0147 0.0147 -0.00021 2.3e-05 -1.2e-07"/></body>
+          <inertial pos="0.18 0.001 0.0002" mass="0.58"
+            fullinertia="0.00036 0.0147 0.0147 -0.00021 2.3e-05 -1.2e-07"/></body>
       </body>
     </body>
     <body name="base_link">
