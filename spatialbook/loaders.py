@@ -148,8 +148,11 @@ def tree_from_mujoco(model) -> Tree:
     ``offsets`` = qpos0 of hinges and slides and the free joints' velocity convention: see
     ``Tree.mujoco_state``).  Bodies without joints are merged into their parent, several joints
     in one body become a chain of bodies (massless but the last), and a hinge's anchor
-    ``jnt_pos`` becomes its body's origin.  Pass ``gravity=model.opt.gravity`` to the dynamics.
-    A ball joint raises ``ValueError`` naming it.
+    ``jnt_pos`` becomes its body's origin.  Pass ``gravity=model.opt.gravity`` to the dynamics
+    (zeros if the model switches gravity off: ``<flag gravity="disable"/>``, ``mjDSBL_GRAVITY``).
+    A ball joint raises ``ValueError`` naming it.  Joint names are MuJoCo's; an unnamed joint is
+    called ``joint<id>`` (its MuJoCo id), or ``<body>_joint<id>`` when a named joint has that
+    name already.
 
     The Tree is the rigid-body model; MuJoCo's armature, damping, springs, gravity
     compensation and constraints are not part of it.
@@ -175,17 +178,20 @@ def tree_from_mujoco(model) -> Tree:
         body_pos, body_quat = np.asarray(model.body_pos), np.asarray(model.body_quat)
         body_ipos, body_iquat = np.asarray(model.body_ipos), np.asarray(model.body_iquat)
         body_mass, body_inertia = np.asarray(model.body_mass), np.asarray(model.body_inertia)
+        njnt, jnt_bodyid = int(model.njnt), np.asarray(model.jnt_bodyid)
     except AttributeError:
         raise ValueError(f"model: expected a mujoco.MjModel, got {type(model).__name__}") from None
     import mujoco
 
-    def name(j):
-        text = mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, j)
-        return text if text else f"joint{j}"
-
     def body_name(b):
         text = mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_BODY, b)
         return text if text else f"body{b}"
+
+    names = _joint_names([mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, j) for j in range(njnt)],
+                         [body_name(int(b)) for b in jnt_bodyid])
+
+    def name(j):
+        return names[j]
 
     out = _Builder()
     frame = {0: (-1, np.eye(3), np.zeros(3))}             # MuJoCo body -> (Tree body, R, d)
@@ -224,6 +230,24 @@ def tree_from_mujoco(model) -> Tree:
         out.add_inertia(t, np.eye(3), np.zeros(3), float(body_mass[b]), d + R @ body_ipos[b],
                         Ri @ np.diag(body_inertia[b]) @ Ri.T, f"body {body_name(b)!r}")
     return out.tree("model")
+
+
+def _joint_names(given: list, bodies: list) -> list:
+    """MuJoCo's joint names, an unnamed joint called ``joint<id>`` after its MuJoCo id, or
+    ``<body>_joint<id>`` if a named joint is called that already (a scene that includes an arm
+    whose joints are joint1..joint7 and adds an object with an unnamed free joint, id 7)."""
+    taken = {text for text in given if text}
+    out = []
+    for j, (text, body) in enumerate(zip(given, bodies)):
+        if not text:
+            text = f"joint{j}"
+            if text in taken:
+                text = f"{body}_joint{j}"
+            while text in taken:
+                text += "_"
+            taken.add(text)
+        out.append(text)
+    return out
 
 
 # --- URDF ----------------------------------------------------------------------------------

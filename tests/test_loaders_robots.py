@@ -9,7 +9,10 @@ Loading the URDFs of Gepetto's example-robot-data and MuJoCo Menagerie's MJCF fo
   ``<self_filter>`` (ANYmal C), Pinocchio's ``<collision_checking>`` (simple_humanoid),
   Gazebo's ``<surface>``, ``<kinematic>0`` and ``<gravity>1`` (TIAGo Pro);
 - a massless-looking dummy link welded to the trunk with a rank-one inertia such as
-  ``ixx = ixy = ... = 1e-6`` (ANYmal B, Go1, B1, HyQ, iCub): checked once merged, not alone.
+  ``ixx = ixy = ... = 1e-6`` (ANYmal B, Go1, B1, HyQ, iCub): checked once merged, not alone;
+- MJCF scenes that include a robot whose joints are named ``joint1``, ``joint2``, ... (KUKA
+  iiwa 14, AgileX Piper) and add unnamed joints (an object's ``<freejoint/>``): the fallback
+  name ``joint<id>`` must not take a named joint's name.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import pinocchio as pin
 import pytest
 
 import spatialbook as sb
-from test_loaders import close, from_mujoco_dynamics, pinocchio_dynamics
+from test_loaders import close, from_mujoco_dynamics, mujoco_random_state, pinocchio_dynamics
 from tree_helpers import free_blocks
 
 ROBOT = """<robot name="legged">
@@ -278,3 +281,124 @@ def test_balance_inertia_does_not_hide_a_negative_moment():
     for balance in (False, True):
         with pytest.raises(ValueError, match=r"^source: the body moved by joint 'knee' .*not physical: expected a positive semi-definite"):
             sb.Tree.from_urdf(xml, balance_inertia=balance)
+
+
+# --- MJCF features met in MuJoCo Menagerie's models ------------------------------------------
+
+
+def _agree_with_mujoco(model, seed=0, states=3):
+    """tau, H and qdd of sb.Tree.from_mujoco(model) against mj_inverse, mj_fullM and mj_forward
+    (with qfrc_applied) at random states, MuJoCo's extra effects switched off."""
+    model.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT | mujoco.mjtDisableBit.mjDSBL_SPRING
+                                  | mujoco.mjtDisableBit.mjDSBL_DAMPER | mujoco.mjtDisableBit.mjDSBL_ACTUATION)
+    model.dof_armature[:] = 0
+    tree = sb.Tree.from_mujoco(model)
+    data = mujoco.MjData(model)
+    rng = np.random.default_rng(seed)
+    for _ in range(states):
+        qpos, qvel, qacc = mujoco_random_state(model, rng)
+        model.opt.gravity[:] = rng.normal(size=3) * 5
+        data.qpos[:], data.qvel[:], data.qfrc_applied[:] = qpos, qvel, 0
+        mujoco.mj_forward(model, data)
+        M = np.zeros((model.nv, model.nv))
+        mujoco.mj_fullM(model, data, M)
+        data.qacc[:] = qacc
+        mujoco.mj_inverse(model, data)
+        qpos = data.qpos.copy()
+        q, qd = tree.state_from_mujoco(qpos, qvel)
+        qdd, tau, H = from_mujoco_dynamics(tree, qpos, qvel, qacc, data.qfrc_inverse.copy(), M)
+        close(sb.inverse_dynamics(tree, q, qd, qdd, model.opt.gravity), tau)
+        close(sb.mass_matrix(tree, q), H)
+        applied = rng.normal(size=model.nv)
+        data.qfrc_applied[:] = applied
+        mujoco.mj_forward(model, data)
+        qdd, tau, _ = from_mujoco_dynamics(tree, qpos, qvel, data.qacc.copy(), applied, M)
+        close(sb.forward_dynamics(tree, q, qd, tau, model.opt.gravity), qdd)
+    return tree
+
+
+ARM_AND_CUBE = """<mujoco>
+  <worldbody>
+    <body name="link1" pos="0 0 0.1"><joint name="joint1" axis="0 0 1"/>
+      <inertial pos="0 0.03 0.1" mass="2" diaginertia="0.02 0.02 0.01"/>
+      <body name="link2" pos="0 0 0.2" quat="1 1 0 0"><joint name="joint2" axis="0 0 1"/>
+        <inertial pos="0.1 0 0.02" mass="1" diaginertia="0.01 0.008 0.004"/>
+        <body pos="0.2 0 0"><joint axis="1 0 0" pos="0 0.01 0"/>
+          <inertial pos="0.02 0 0" mass="0.2" diaginertia="0.001 0.001 0.0005"/></body>
+      </body>
+    </body>
+    <body name="cube" pos="0.5 0 0.05"><freejoint/><geom type="box" size="0.02 0.03 0.04" mass="0.1"/></body>
+  </worldbody>
+</mujoco>"""
+
+
+def test_an_unnamed_joint_does_not_take_the_name_of_a_named_one():
+    """A Menagerie scene includes an arm whose joints are named joint1, joint2, ... and adds
+    unnamed joints (an object's free joint, a gripper's hinge); MuJoCo numbers them on, so the
+    fallback name joint<id> can be taken (here id 2: joint2), and the Tree refused the duplicate.
+    Such a joint is now called <body>_joint<id>; the dynamics still agree with MuJoCo's."""
+    model = mujoco.MjModel.from_xml_string(ARM_AND_CUBE)
+    tree = _agree_with_mujoco(model)
+    assert tree.joint_names == ("joint1", "joint2", "body3_joint2", "joint3")
+    assert tree.kinds == ("revolute", "revolute", "revolute", "free")
+
+
+MENAGERIE_FEATURES = """<mujoco>
+  <compiler angle="degree" eulerseq="zyx"/>
+  <default>
+    <default class="follower"><joint axis="1 0 0" pos="0 -0.018 0.0065" range="-50 50"/></default>
+  </default>
+  <worldbody>
+    <body name="target" mocap="true" pos="1 0 1"><geom size="0.05" mass="1"/></body>
+    <body name="pelvis" pos="0 0 1">
+      <body name="camera" pos="-0.16 0 0.014" euler="180 60 0" gravcomp="0">
+        <inertial pos="0 0 0" mass="0.115" diaginertia="1.4e-4 3.9e-5 1.3e-4"/></body>
+      <inertial pos="-0.05 0 -0.07" quat="0.66 0.66 0.25 -0.25" mass="7.4" diaginertia="0.063 0.051 0.028"/>
+      <joint name="floating_base" type="free"/>
+      <body name="hip" pos="0.02 0.13 0" xyaxes="0 0 -1 0 1 0">
+        <inertial pos="-0.018 0.0001 -0.044" mass="1.82" fullinertia="0.0034 0.0038 0.0021 -6.7e-07 -0.00084 4e-06"/>
+        <joint name="hip" type="hinge" ref="-45" range="-164 -37"/>
+        <body name="hip-spring" pos="0.06 0.08 0">
+          <inertial pos="0.08 0.003 0" mass="0.19" fullinertia="5.2e-05 0.00041 0.00037 6.9e-06 0 0"/></body>
+        <body name="shin" pos="0.06 0.05 0"><joint name="shin" type="hinge" ref="58"/>
+          <inertial pos="0.18 0.001 0.0002" mass="0.58"
+            fullinertia="0.00036 0.0147 0.0147 -0.00021 2.3e-05 -1.2e-07"/></body>
+      </body>
+    </body>
+    <body name="base_link">
+      <inertial pos="0 0 0.035" mass="60" diaginertia="0.001 0.001 0.001"/>
+      <joint name="joint_x" type="slide" axis="1 0 0"/>
+      <joint name="joint_y" type="slide" axis="0 1 0"/>
+      <joint name="joint_th"/>
+      <body name="arm_base" pos="0 0 0.335">
+        <inertial pos="-0.0006 -0.0002 0.084" mass="1.7" diaginertia="0.0046 0.0045 0.0021"/>
+        <body name="driver" pos="0 0.03 0.055"><joint name="driver" axis="1 0 0" range="0 46"/>
+          <inertial pos="0 0.018 0.001" quat="0.68 0.73 0 0" mass="0.009" diaginertia="1.7e-06 1.6e-06 3.2e-07"/>
+          <body name="follower" pos="0 0.055 0.0375"><joint name="follower" class="follower"/>
+            <inertial pos="0 -0.011 0.012" quat="1 0.1664 0 0" mass="0.0125" diaginertia="2.7e-06 2.5e-06 6e-07"/>
+            <body name="pad" pos="0 -0.019 0.0135">
+              <inertial pos="0 -0.0025 0.0185" quat="1 0 0 1" mass="0.0035" diaginertia="4.7e-07 3.6e-07 1.2e-07"/>
+              <body name="silicone_pad"/>
+            </body>
+          </body>
+        </body>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>"""
+
+
+def test_mjcf_features_of_menagerie_robots_agree_with_mujoco():
+    """What Menagerie's MJCF (MuJoCo 4.0) showed, in one model: a mocap body; a free joint
+    declared after welded child bodies placed by euler angles with eulerseq="zyx" (Apptronik
+    Apollo's pelvis cameras); angles in degrees, xyaxes, fullinertia and hinge ref (Agility
+    Cassie's legs, its knee spring welded); a mobile base with slide, slide and hinge joints in
+    one body, and a gripper hinge whose anchor comes from a default class, with a massless
+    welded pad (Stanford Tidybot).  tau, H and qdd equal MuJoCo's; q = 0 is qpos0."""
+    model = mujoco.MjModel.from_xml_string(MENAGERIE_FEATURES)
+    tree = _agree_with_mujoco(model, seed=3)
+    assert tree.joint_names == ("floating_base", "hip", "shin", "joint_x", "joint_y", "joint_th", "driver", "follower")
+    assert tree.nq == model.nq and tree.nv == model.nv
+    qpos0 = model.qpos0.copy()
+    qpos, _ = tree.mujoco_state(np.r_[qpos0[:7], np.zeros(tree.nq - 7)])
+    np.testing.assert_allclose(qpos, qpos0, rtol=0, atol=1e-15)
