@@ -44,7 +44,7 @@ import numpy as np
 from ._checks import batch_shape
 from .inertia import _assemble
 from .transforms import _motion_blocks
-from .tree import Tree, _check_tree, _joint_values
+from .tree import Tree, _check_tree, _joint_values, _unit_quaternions
 
 #: Joint axes shorter than this (a zero axis) are refused; any longer one is normalised, as
 #: Pinocchio's URDF parser and MuJoCo's compiler do (the URDF spec asks for unit axes, but real
@@ -556,7 +556,7 @@ def state_from_mujoco(tree, qpos, qvel=None):
     tree = _check_tree(tree)
     qpos, qvel = _state_pair("qpos", _joint_values("qpos", qpos, tree.nq, None),
                              "qvel", None if qvel is None else _joint_values("qvel", qvel, tree.nv, None))
-    qpos = _normalised_free_quaternions(tree, qpos)
+    qpos = _unit_quaternions(tree, qpos, "qpos", unit=False)   # as MuJoCo's kinematics reads it
     q, qd = qpos.copy(), None if qvel is None else qvel.copy()
     k = v = 0
     for i, kind in enumerate(tree.kinds):
@@ -584,31 +584,6 @@ def _state_pair(q_name: str, q: np.ndarray, v_name: str, v):
     shape = batch_shape((q_name, q, 1), (v_name, v, 1))
     return (np.broadcast_to(q, shape + q.shape[-1:]).copy(),
             np.broadcast_to(v, shape + v.shape[-1:]).copy())
-
-
-def _normalised_free_quaternions(tree: Tree, qpos: np.ndarray) -> np.ndarray:
-    """qpos with each free joint's quaternion normalised, as MuJoCo's kinematics reads it (so a
-    rounded keyframe such as [0.7071, 0, 0, 0.7071] means 90 degrees about z); a zero one refused."""
-    qpos = np.array(qpos, dtype=float)
-    k = 0
-    for kind, name in zip(tree.kinds, tree.joint_names):
-        if kind == "free":
-            quat = qpos[..., k + 3:k + 7]
-            norm = np.linalg.norm(quat, axis=-1, keepdims=True)
-            if np.any(norm < 1e-9):
-                raise ValueError(f"qpos: expected a non-zero quaternion [w, x, y, z] in qpos[..., {k + 3}:{k + 7}] "
-                                 f"(free joint {name!r}), got all zeros")
-            quat /= norm
-        k += 7 if kind == "free" else 1
-    return qpos
-
-
-def _unit_free_quaternions(tree: Tree, name: str, arr: np.ndarray) -> np.ndarray:
-    from .tree import _unit_quaternions
-    try:
-        return _unit_quaternions(tree, arr)
-    except ValueError as err:
-        raise ValueError(name + str(err)[1:]) from None
 
 
 def _pinocchio_nq(tree: Tree) -> int:
@@ -678,7 +653,7 @@ def state_from_pinocchio(tree, q, v=None):
             k, j = k + 1, j + 1
     q_tree = np.concatenate(out, axis=-1)
     try:
-        q_tree = _unit_free_quaternions(tree, "q", q_tree)
+        q_tree = _unit_quaternions(tree, q_tree)
     except ValueError as err:
         raise ValueError(str(err).replace("[w, x, y, z]", "[x, y, z, w]")) from None
     return q_tree, qd

@@ -456,18 +456,23 @@ def _joint_values(name: str, value, n: int, tree: Tree | None = None) -> np.ndar
     return arr
 
 
-def _unit_quaternions(tree: Tree, q: np.ndarray) -> np.ndarray:
-    """q with each free joint's quaternion checked (unit to 1e-6, as for rotations) and normalised."""
+def _unit_quaternions(tree: Tree, q: np.ndarray, name: str = "q", unit: bool = True) -> np.ndarray:
+    """q with each free joint's quaternion checked and normalised: unit to 1e-6 (as for
+    rotations), or with ``unit=False`` any non-zero one (MuJoCo's reading of qpos, so that a
+    rounded keyframe such as [0.7071, 0, 0, 0.7071] means 90 degrees about z)."""
     q = np.array(q, dtype=float)
     k = 0
-    for kind, name in zip(tree.kinds, tree.joint_names):
+    for kind, joint in zip(tree.kinds, tree.joint_names):
         if kind == "free":
             quat = q[..., k + 3:k + 7]
             norm = np.linalg.norm(quat, axis=-1, keepdims=True)
-            if np.any(np.abs(norm - 1.0) > _ROTATION_TOL):
+            where = f"in {name}[..., {k + 3}:{k + 7}] (free joint {joint!r})"
+            if unit and np.any(np.abs(norm - 1.0) > _ROTATION_TOL):
                 raise ValueError(
-                    f"q: expected a unit quaternion [w, x, y, z] in q[..., {k + 3}:{k + 7}] (free joint {name!r}), "
+                    f"{name}: expected a unit quaternion [w, x, y, z] {where}, "
                     f"got |quat| = {float(norm.flat[np.argmax(np.abs(norm - 1.0))]):.9g}; normalise it")
+            if not unit and np.any(norm < 1e-9):
+                raise ValueError(f"{name}: expected a non-zero quaternion [w, x, y, z] {where}, got all zeros")
             quat /= norm
         k += 7 if kind == "free" else 1
     return q
