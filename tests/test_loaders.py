@@ -226,6 +226,24 @@ def pinocchio_dynamics(model, tree, q, qd, qdd, tau, g):
     return tau_pin, P @ H @ P, qdd_pin
 
 
+def random_state(tree, rng):
+    """A random (q, qd, qdd, tau, g): unit quaternions for free joints, gravity of random direction."""
+    q = rng.normal(size=tree.nq)
+    for _, k in free_blocks(tree):
+        q[k + 3:k + 7] = _unit(rng, 4)
+    qd, qdd, tau = (rng.normal(size=tree.nv) for _ in range(3))
+    return q, qd, qdd, tau, rng.normal(size=3) * 5
+
+
+def assert_agrees_with_pinocchio(model, tree, q, qd, qdd, tau, g):
+    """The Tree's tau, H and qdd (both methods) equal Pinocchio's rnea, crba and aba at this state."""
+    tau_pin, H_pin, qdd_pin = pinocchio_dynamics(model, tree, q, qd, qdd, tau, g)
+    close(sb.inverse_dynamics(tree, q, qd, qdd, g), tau_pin)
+    close(sb.mass_matrix(tree, q), H_pin)
+    for method in ("crba", "aba"):
+        close(sb.forward_dynamics(tree, q, qd, tau, g, method=method), qdd_pin)
+
+
 URDF_CASES = [(11, 3, False, False), (12, 7, False, False), (13, 12, False, False), (14, 5, True, False),
               (15, 9, True, False), (16, 6, False, True), (17, 1, True, False)]
 
@@ -239,16 +257,7 @@ def test_from_urdf_agrees_with_pinocchio(seed, n, floating_base, floating_joint)
     names = list(model.names)[1:]
     assert list(tree.joint_names) == names
     assert tree.nv == model.nv
-    q = rng.normal(size=tree.nq)
-    for v, k in free_blocks(tree):
-        q[k + 3:k + 7] = _unit(rng, 4)
-    qd, qdd, tau = (rng.normal(size=tree.nv) for _ in range(3))
-    g = rng.normal(size=3) * 5
-    tau_pin, H_pin, qdd_pin = pinocchio_dynamics(model, tree, q, qd, qdd, tau, g)
-    close(sb.inverse_dynamics(tree, q, qd, qdd, g), tau_pin)
-    close(sb.mass_matrix(tree, q), H_pin)
-    for method in ("crba", "aba"):
-        close(sb.forward_dynamics(tree, q, qd, tau, g, method=method), qdd_pin)
+    assert_agrees_with_pinocchio(model, tree, *random_state(tree, rng))
 
 
 def test_pinocchio_state_round_trip():

@@ -23,7 +23,7 @@ import pinocchio as pin
 import pytest
 
 import spatialbook as sb
-from test_loaders import close, from_mujoco_dynamics, mujoco_random_state, pinocchio_dynamics
+from test_loaders import assert_agrees_with_pinocchio, close, from_mujoco_dynamics, mujoco_random_state, random_state
 from tree_helpers import free_blocks
 
 ROBOT = """<robot name="legged">
@@ -79,17 +79,7 @@ def test_real_robot_features_load_and_agree_with_pinocchio(floating_base):
     assert list(tree.joint_names) == list(model.names)[1:]
     rng = np.random.default_rng(4)
     for _ in range(3):
-        q = rng.normal(size=tree.nq)
-        for _, k in free_blocks(tree):
-            q[k + 3:k + 7] = rng.normal(size=4)
-            q[k + 3:k + 7] /= np.linalg.norm(q[k + 3:k + 7])
-        qd, qdd, tau = (rng.normal(size=tree.nv) for _ in range(3))
-        g = rng.normal(size=3) * 5
-        tau_pin, H_pin, qdd_pin = pinocchio_dynamics(model, tree, q, qd, qdd, tau, g)
-        close(sb.inverse_dynamics(tree, q, qd, qdd, g), tau_pin)
-        close(sb.mass_matrix(tree, q), H_pin)
-        for method in ("crba", "aba"):
-            close(sb.forward_dynamics(tree, q, qd, tau, g, method=method), qdd_pin)
+        assert_agrees_with_pinocchio(model, tree, *random_state(tree, rng))
 
 
 def test_damping_and_friction_are_left_out_not_added():
@@ -165,10 +155,7 @@ def test_mimic_joints_are_refused_by_default_and_loaded_as_independent_on_reques
         for _, k in free_blocks(tree):
             q[k + 3:k + 7] = [0.5, 0.5, -0.5, 0.5]
         qd, qdd, tau = (rng.normal(size=tree.nv) for _ in range(3))
-        tau_pin, H_pin, qdd_pin = pinocchio_dynamics(model, tree, q, qd, qdd, tau, [0, 0, -9.81])
-        close(sb.inverse_dynamics(tree, q, qd, qdd), tau_pin)
-        close(sb.mass_matrix(tree, q), H_pin)
-        close(sb.forward_dynamics(tree, q, qd, tau), qdd_pin)
+        assert_agrees_with_pinocchio(model, tree, q, qd, qdd, tau, [0, 0, -9.81])
 
 
 @pytest.mark.parametrize("axis", ["1 1 0", "0.7071 0 0.7071", "0 0 -2"])
@@ -180,10 +167,7 @@ def test_non_unit_urdf_axes_are_normalised_as_pinocchio_does(axis):
     tree = sb.Tree.from_urdf(xml)
     model = pin.buildModelFromXML(xml)
     q, qd, qdd, tau = np.array([0.01, 0.02]), np.array([0.3, -0.2]), np.array([1.0, 2.0]), np.array([0.5, -0.5])
-    tau_pin, H_pin, qdd_pin = pinocchio_dynamics(model, tree, q, qd, qdd, tau, [0.0, -3.0, -9.0])
-    close(sb.inverse_dynamics(tree, q, qd, qdd, [0.0, -3.0, -9.0]), tau_pin)
-    close(sb.mass_matrix(tree, q), H_pin)
-    close(sb.forward_dynamics(tree, q, qd, tau, [0.0, -3.0, -9.0]), qdd_pin)
+    assert_agrees_with_pinocchio(model, tree, q, qd, qdd, tau, [0.0, -3.0, -9.0])
 
 
 def test_a_urdf_file_is_read_in_the_encoding_its_xml_declaration_names(tmp_path):
