@@ -289,7 +289,9 @@ class Experiment:
 
     def _checked(self, values: dict) -> dict:
         """``values`` with each checked by its control's spec (``ValueError`` naming the control)."""
-        return {k: self._specs[k].check(v) for k, v in values.items() if self._control(k) is not None}
+        for k in values:
+            self._control(k)                          # an unknown name: ValueError listing the controls
+        return {k: self._specs[k].check(v) for k, v in values.items()}
 
     def _repr_mimebundle_(self, **kwargs):
         """Displaying the experiment itself displays its widget."""
