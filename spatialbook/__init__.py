@@ -47,6 +47,9 @@ from .notation import (
 )
 from .door import DOOR
 from .tree import Tree, forward_dynamics, inverse_dynamics, mass_matrix
+from .kinematics import body_poses, jacobian
+from .centroidal import center_of_mass, centroidal_momentum, centroidal_momentum_matrix
+from .integration import configuration_rate, integrate
 from .particles import (
     door_particles, particle_accelerations, particle_inertia_com, particle_kinetic_energy,
     particle_momentum, particle_wrench,
