@@ -17,7 +17,8 @@ from ._checks import batch_shape
 from ._kernels import _skew, _vee
 from .kinematics import _dof_slices, _poses
 from .transforms import _motion_blocks
-from .tree import Tree, _check_tree, _joint_values
+from ._tree_checks import _joint_values
+from .tree import Tree, _check_tree
 
 
 def _world_inertias(tree: Tree, R: np.ndarray, p: np.ndarray) -> np.ndarray:

@@ -20,7 +20,8 @@ import numpy as np
 from ._checks import as_scalar, batch_shape
 from ._kernels import _cross, _skew
 from .kinematics import _dof_slices, _quaternion_rotation
-from .tree import _check_tree, _joint_values
+from ._tree_checks import _joint_values
+from .tree import _check_tree
 
 
 def _quaternion_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:

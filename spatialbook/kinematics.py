@@ -22,7 +22,8 @@ import numpy as np
 from ._checks import batch_shape
 from ._kernels import _skew, _vee
 from .transforms import _check_plucker, _motion_blocks
-from .tree import Tree, _check_tree, _joint_values
+from ._tree_checks import _joint_values
+from .tree import Tree, _check_tree
 
 
 def _rotation_about(n: np.ndarray, angle: np.ndarray) -> np.ndarray:

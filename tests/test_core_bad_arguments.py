@@ -41,7 +41,7 @@ FREE_Q = [0.1, 0.2, 0.3, 0.5, 0.5, 0.5, 0.5]
 # One valid call per public callable of spatialbook: name -> keyword arguments, with EVERY
 # parameter given explicitly (each is replaced by bad values in turn).
 #
-# WHEN YOU ADD A FUNCTION OR CLASS TO spatialbook.__all__ (e.g. the ones of spatialbook/tree.py),
+# WHEN YOU ADD A FUNCTION OR CLASS TO spatialbook.__all__ (e.g. the ones of spatialbook/kinematics.py),
 # ADD ITS ENTRY HERE; test_every_public_callable_has_a_valid_example fails until you do.
 #
 # Keep the examples unbatched where the function allows it (one vector, one matrix): the batch
