@@ -33,22 +33,24 @@ PANDA_URDF = r'''<?xml version="1.0"?>
       dq_max =  2.1750  2.1750  2.1750  2.1750  2.6100  2.6100  2.6100
       tau_max = 87 87 87 87 12 12 12
 
-  INERTIA - C. Gaz, M. Cognetti, A. Oliva, P. Robuffo Giordano, A. De Luca, "Dynamic
-  Identification of the Franka Emika Panda Robot With Retrieval of Feasible Parameters Using
-  Penalty-Based Optimization", IEEE Robotics and Automation Letters 4(4):4147-4154, 2019
-  (doi 10.1109/LRA.2019.2931248). Per link: mass (kg), centre of mass in the link frame (m),
-  inertia tensor about the centre of mass in link-frame axes (kg m^2), as the identified
-  feasible set. They were written here from the paper's values and then compared digit by
-  digit with MuJoCo Menagerie's franka_emika_panda/panda_nohand.xml, which uses the same set:
-  they agree.
+  INERTIA - per link: mass (kg), centre of mass in the link frame (m), inertia tensor about
+  the centre of mass in link-frame axes (kg m^2). The numbers are those of MuJoCo Menagerie's
+  franka_emika_panda/panda_nohand.xml (compared entry by entry: they agree), which, like
+  franka_description, attributes its dynamic parameters to the identification by C. Gaz,
+  M. Cognetti, A. Oliva, P. Robuffo Giordano, A. De Luca, "Dynamic Identification of the Franka
+  Emika Panda Robot With Retrieval of Feasible Parameters Using Penalty-Based Optimization",
+  IEEE Robotics and Automation Letters 4(4):4147-4154, 2019 (doi 10.1109/LRA.2019.2931248).
+  Not every number is an identified one: link 1's centre-of-mass z (-0.04762 m) is
+  franka_description's and Menagerie's value, not one published by Gaz et al. (see below).
   Caveats (read before trusting a digit):
   - These are identified values, rounded to 4-7 significant digits as published; they are an
     approximation of one robot, not ground truth. No gripper or payload is modelled (the
     Franka Hand, roughly 0.7 kg, is not included: add it as a welded body if you need it).
   - Link 1's centre-of-mass z and its moments Ixx, Iyy (0.70337, 0.70661: a radius of gyration
     of 0.38 m for a 5 kg link, physically implausible) do not enter the dynamics of a fixed
-    base arm (link 1 only turns about z), so identification cannot fix them: treat them as
-    placeholders that merely keep the tensor feasible.
+    base arm (link 1 only turns about z, so H(q) and the joint torques do not depend on them;
+    book chapter 12 checks it), so identification cannot fix them: treat them as placeholders
+    that merely keep the tensor feasible.
   - Friction (identified in the same paper) and motor inertia (armature) are left out: this
     file is the rigid-body model only.
 
