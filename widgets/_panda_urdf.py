@@ -35,13 +35,14 @@ PANDA_URDF = r'''<?xml version="1.0"?>
 
   INERTIA - per link: mass (kg), centre of mass in the link frame (m), inertia tensor about
   the centre of mass in link-frame axes (kg m^2). The numbers are those of MuJoCo Menagerie's
-  franka_emika_panda/panda_nohand.xml (compared entry by entry: they agree), which, like
-  franka_description, attributes its dynamic parameters to the identification by C. Gaz,
-  M. Cognetti, A. Oliva, P. Robuffo Giordano, A. De Luca, "Dynamic Identification of the Franka
-  Emika Panda Robot With Retrieval of Feasible Parameters Using Penalty-Based Optimization",
-  IEEE Robotics and Automation Letters 4(4):4147-4154, 2019 (doi 10.1109/LRA.2019.2931248).
-  Not every number is an identified one: link 1's centre-of-mass z (-0.04762 m) is
-  franka_description's and Menagerie's value, not one published by Gaz et al. (see below).
+  franka_emika_panda/panda_nohand.xml (compared entry by entry: they agree), whose README says
+  its inertial parameters were matched to franka_description's robots/common/inertial.yaml
+  (franka_ros). That set is commonly attributed to the identification by C. Gaz, M. Cognetti,
+  A. Oliva, P. Robuffo Giordano, A. De Luca, "Dynamic Identification of the Franka Emika Panda
+  Robot With Retrieval of Feasible Parameters Using Penalty-Based Optimization", IEEE Robotics
+  and Automation Letters 4(4):4147-4154, 2019 (doi 10.1109/LRA.2019.2931248), but not every
+  number is an identified one: link 1's centre-of-mass z (-0.04762 m) is franka_description's
+  and Menagerie's value, not one published by Gaz et al. (see below).
   Caveats (read before trusting a digit):
   - These are identified values, rounded to 4-7 significant digits as published; they are an
     approximation of one robot, not ground truth. No gripper or payload is modelled (the
