@@ -8,7 +8,7 @@ following a kick) act between the robot's bodies: no force or torque from outsid
 
 Everything comes from spatialbook, composed here:
 
-- the motion: q̈ = ``sb.forward_dynamics`` (ABA), advanced by classical Runge-Kutta (RK4) at
+- the motion: q̈ = ``sb.forward_dynamics``, advanced by classical Runge-Kutta (RK4) at
   the step ``DT``, the configuration moved with ``sb.integrate`` (the free joint's exact screw
   motion for the body twist, its quaternion kept unit); the three kick patterns and the two
   gravity settings are integrated together, as one batch of six states;
@@ -124,95 +124,12 @@ def start_state() -> tuple[np.ndarray, np.ndarray]:
     return q0, qd0
 
 
-# ---------------------------------------------------------------- TEMPORARY (branch biped only)
-# Until the core's sb.integrate, sb.body_poses, sb.center_of_mass and
-# sb.centroidal_momentum_matrix land on main, hand-written stand-ins (replaced at the merge).
-
-def _rotation_of(quat):
-    w, x, y, z = np.moveaxis(np.asarray(quat, float), -1, 0)
-    return np.stack([np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
-                     np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
-                     np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1)], -2)
-
-
-def _integrate(tree, q, qd, dt):
-    q, qd = np.asarray(q, float), np.asarray(qd, float)
-    out = q.copy()
-    out[..., 7:] = q[..., 7:] + qd[..., 6:] * dt
-    w, v = qd[..., :3] * dt, qd[..., 3:6] * dt
-    th = np.linalg.norm(w, axis=-1)[..., None]
-    small = th < 1e-8
-    ths = np.where(small, 1.0, th)
-    K = sb.skew(w)
-    c1 = np.where(small, 0.5 - th**2 / 24, (1 - np.cos(ths)) / ths**2)[..., None]
-    c2 = np.where(small, 1 / 6 - th**2 / 120, (ths - np.sin(ths)) / ths**3)[..., None]
-    V = np.eye(3) + c1 * K + c2 * (K @ K)
-    R = _rotation_of(q[..., 3:7])
-    out[..., :3] = q[..., :3] + np.einsum("...ij,...j->...i", R @ V, v)
-    half = 0.5 * th
-    dq = np.concatenate([np.cos(half), np.where(small, 0.5 - th**2 / 48, np.sin(half) / ths) * w], -1)
-    a, b = q[..., 3:7], dq
-    quat = np.stack([a[..., 0] * b[..., 0] - np.sum(a[..., 1:] * b[..., 1:], -1),
-                     *np.moveaxis(a[..., :1] * b[..., 1:] + b[..., :1] * a[..., 1:]
-                                  + np.cross(a[..., 1:], b[..., 1:]), -1, 0)], -1)
-    out[..., 3:7] = quat / np.linalg.norm(quat, axis=-1, keepdims=True)
-    return out
-
-
-def _parts(X):
-    R = np.swapaxes(X[..., :3, :3], -1, -2)
-    return R, sb.unskew(-R @ X[..., 3:, :3])
-
-
-def _body_poses(tree, q):
-    q = np.asarray(q, float)
-    lead = q.shape[:-1]
-    R0 = _rotation_of(q[..., 3:7])
-    Rs, ps = [R0], [q[..., :3]]
-    XT = np.asarray(tree.placements)
-    for i in range(1, len(tree.parents)):
-        RT, dT = _parts(XT[i])
-        p = tree.parents[i]
-        n = tree.axes[i, :3]
-        a = q[..., 6 + i][..., None, None]
-        Kn = sb.skew(n)
-        RJ = np.eye(3) + np.sin(a) * Kn + (1 - np.cos(a)) * (Kn @ Kn)
-        Rs.append(Rs[p] @ RT @ RJ)
-        ps.append(ps[p] + np.einsum("...ij,j->...i", Rs[p], dT))
-    return np.stack(Rs, -3), np.stack(ps, -2)
-
-
-def _center_of_mass(tree, q):
-    R, p = _body_poses(tree, q)
-    I = np.asarray(tree.inertias)
-    m, mc = I[:, 5, 5], sb.unskew(I[:, :3, 3:])
-    x = m[:, None] * p + np.einsum("...kij,kj->...ki", R, mc)
-    return x.sum(-2) / m.sum()
-
-
-def _centroidal_momentum_matrix(tree, q):
-    """A_G from H's first six rows (the system's momentum in torso coordinates about the torso
-    origin) moved to G in world axes."""
-    H = sb.mass_matrix(tree, q)
-    R0 = _rotation_of(np.asarray(q)[..., 3:7])
-    c = _center_of_mass(tree, q) - np.asarray(q)[..., :3]          # G from the torso origin, world
-    top = R0 @ H[..., :3, :]
-    bottom = R0 @ H[..., 3:6, :]
-    ang = top - sb.skew(c) @ bottom
-    return np.concatenate([ang, bottom], -2)
-
-
-integrate = getattr(sb, "integrate", _integrate)
-body_poses = getattr(sb, "body_poses", _body_poses)
-center_of_mass = getattr(sb, "center_of_mass", _center_of_mass)
-centroidal_momentum_matrix = getattr(sb, "centroidal_momentum_matrix", _centroidal_momentum_matrix)
-# ---------------------------------------------------------------- end TEMPORARY
 
 
 def _accelerations(q, qd, t):
     tau = np.stack([joint_torques(t, q[i], qd[i], p) for i, (p, _) in enumerate(SETTINGS)])
     g = np.stack([GRAVITY[gr] for _, gr in SETTINGS])
-    return sb.forward_dynamics(BIPED, q, qd, tau, gravity=g, method="aba")
+    return sb.forward_dynamics(BIPED, q, qd, tau, gravity=g)
 
 
 def _bracket(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -245,14 +162,14 @@ def simulate(steps: int = STEPS, dt: float = DT) -> tuple[np.ndarray, np.ndarray
         d1 = qd
         v2 = qd + 0.5 * dt * a1
         d2 = _local_rate(0.5 * dt * d1[..., :6], v2)
-        a2 = _accelerations(integrate(BIPED, q, d1, 0.5 * dt), v2, t + 0.5 * dt)
+        a2 = _accelerations(sb.integrate(BIPED, q, d1, 0.5 * dt), v2, t + 0.5 * dt)
         v3 = qd + 0.5 * dt * a2
         d3 = _local_rate(0.5 * dt * d2[..., :6], v3)
-        a3 = _accelerations(integrate(BIPED, q, d2, 0.5 * dt), v3, t + 0.5 * dt)
+        a3 = _accelerations(sb.integrate(BIPED, q, d2, 0.5 * dt), v3, t + 0.5 * dt)
         v4 = qd + dt * a3
         d4 = _local_rate(dt * d3[..., :6], v4)
-        a4 = _accelerations(integrate(BIPED, q, d3, dt), v4, t + dt)
-        q = integrate(BIPED, q, (d1 + 2 * d2 + 2 * d3 + d4) / 6, dt)
+        a4 = _accelerations(sb.integrate(BIPED, q, d3, dt), v4, t + dt)
+        q = sb.integrate(BIPED, q, (d1 + 2 * d2 + 2 * d3 + d4) / 6, dt)
         qd = qd + dt * (a1 + 2 * a2 + 2 * a3 + a4) / 6
         Q.append(q)
         QD.append(qd)
@@ -264,12 +181,12 @@ def trajectories() -> dict:
     """Every setting's trajectory and what is drawn of it, keyed by (pattern, gravity); computed
     once (one batched integration of the six settings) and cached."""
     Q, QD = simulate()
-    A = centroidal_momentum_matrix(BIPED, Q)                   # (steps+1, 6, 6, NV)
+    A = sb.centroidal_momentum_matrix(BIPED, Q)                   # (steps+1, 6, 6, NV)
     torso = np.einsum("...ij,...j->...i", A[..., :6], QD[..., :6])
     legs = np.einsum("...ij,...j->...i", A[..., 6:], QD[..., 6:])
     h = torso + legs
-    com = center_of_mass(BIPED, Q)
-    R, p = body_poses(BIPED, Q)                                # (steps+1, 6, n, 3, 3), (..., n, 3)
+    com = sb.center_of_mass(BIPED, Q)
+    R, p = sb.body_poses(BIPED, Q)                                # (steps+1, 6, n, 3, 3), (..., n, 3)
     box = p[..., 0, None, :] + np.einsum("...ij,kj->...ki", R[..., 0, :, :], _BOX_PATH)
     legs_drawn = [np.concatenate([p[..., hip, None, :],
                                   p[..., knee, None, :] + np.einsum("...ij,kj->...ki", R[..., knee, :, :],
