@@ -24,7 +24,11 @@ total external wrench about G: gravity acts at G).  Without gravity h_G is const
 gravity l_G is constant and M v_G changes by M g t.  Started with l_G = 0, the legs' share of
 l_G is always cancelled by the torso's: the torso turns back as the legs swing.  The readouts
 show h_G, its change since t = 0 and what is left of that change once gravity's impulse
-[0; M g t] is taken off: the integration error, which RK4 keeps near 1e-10.
+[0; M g t] is taken off: the integration's error, at most 4e-4 (kg m/s, kg m^2/s) at the step
+DT = 10 ms and 16 times smaller at half the step (fourth order; the tests measure it).  The
+kick goes out with the knee bent and comes back with it straight, a loop in the joint angles:
+once the legs are back, the torso stays turned (by 13 degrees about the vertical after the
+scissor kick) although l_G was 0 all along.
 
 The trajectory depends only on the choices (kick pattern, gravity); it is computed once, for
 all six at once, and cached (``trajectories``); the time slider only indexes into it.
@@ -65,12 +69,14 @@ START_HEIGHT = 0.9
 DRIFT = {"off": np.array([0.4, 0.0, 0.0]), "on": np.array([0.4, 0.0, 0.5 * G0 * DURATION])}
 
 #: the kick: the joints' servo targets (rad) swing the hip forward by KICK_HIP (negative pitch)
-#: and bend the knee by KICK_KNEE, and back: (1 - cos(2 pi t / DURATION)) / 2 of each
+#: and back, sin^2(pi t / T) of it, while the knee bends by KICK_KNEE and straightens during the
+#: forward swing only, sin^2(2 pi t / T) for t < T / 2: the leg goes out bent and comes back
+#: straight, a loop in the joint angles, so the torso ends turned although l_G stays 0
 KICK_HIP = np.deg2rad(70.0)
 KICK_KNEE = np.deg2rad(60.0)
 #: the servo's gains per joint (hip roll, hip pitch, knee): N m/rad and N m s/rad
-KP = np.array([20.0, 20.0, 15.0])
-KD = np.array([1.5, 1.5, 1.0])
+KP = np.array([20.0, 60.0, 30.0])
+KD = np.array([0.5, 4.0, 2.0])
 
 #: the torso box (m, torso axes: 0.2 x 0.3 x 0.4, centred 0.15 above the pelvis point), its 8
 #: corners walked along all 12 edges as one polyline
@@ -89,13 +95,14 @@ def kick_targets(t, pattern: str) -> np.ndarray:
     "both legs": both kick alike; "scissor": the right hip swings back as the left swings
     forward (knees bent alike)."""
     t = np.asarray(t, float)
-    s = 0.5 * (1.0 - np.cos(2.0 * np.pi * t / DURATION))
+    hip = KICK_HIP * np.sin(np.pi * t / DURATION) ** 2
+    knee = np.where(t < 0.5 * DURATION, KICK_KNEE * np.sin(2.0 * np.pi * t / DURATION) ** 2, 0.0)
     target = np.zeros(t.shape + (6,))
-    target[..., 1], target[..., 2] = -KICK_HIP * s, KICK_KNEE * s
+    target[..., 1], target[..., 2] = -hip, knee
     if pattern == "both legs":
-        target[..., 4], target[..., 5] = -KICK_HIP * s, KICK_KNEE * s
+        target[..., 4], target[..., 5] = -hip, knee
     elif pattern == "scissor":
-        target[..., 4], target[..., 5] = KICK_HIP * s, KICK_KNEE * s
+        target[..., 4], target[..., 5] = hip, knee
     return target
 
 
