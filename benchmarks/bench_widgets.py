@@ -42,7 +42,7 @@ from widgets.controls import Player  # noqa: E402
 
 def _values(exp, n: int) -> list:
     """n values of the main control, back and forth over its range, never repeating twice."""
-    base = exp.sweep_values(exp.main_control, 25)
+    base = exp._specs[exp.main_control].sweep(25)      # = sweep_values (a probe has no widgets)
     cyc = base + base[-2:0:-1]
     return [cyc[i % len(cyc)] for i in range(n)]
 
