@@ -24,7 +24,6 @@ import pytest
 
 from widgets import EXPERIMENTS
 from widgets import floating_biped as fb
-from widgets._biped_urdf import BIPED_URDF
 
 MODELS = Path(__file__).resolve().parents[1] / "book" / "models"
 PIN = pin.buildModelFromUrdf(str(MODELS / "biped.urdf"), pin.JointModelFreeFlyer())
@@ -169,10 +168,6 @@ def check(e, st):
 
 
 # ------------------------------------------------------------------ what the chapter teaches
-
-def test_embedded_urdf_is_the_file():
-    assert BIPED_URDF == (MODELS / "biped.urdf").read_text(encoding="utf-8")
-
 
 def test_the_two_integrations_agree_to_rounding():
     for key in fb.SETTINGS:

@@ -1,8 +1,8 @@
 """E12 — the floating biped: the legs kick, the torso turns back, h_G holds (book chapter 14).
 
 The small biped of ``book/models/biped.xml`` / ``biped.urdf`` (a 10 kg torso on a free joint
-and two 3-dof legs, 19.2 kg in all; the URDF is embedded in ``widgets/_biped_urdf.py`` so live
-mode has it) is read by ``sb.Tree.from_urdf(..., floating_base=True)``.  It flies free for
+and two 3-dof legs, 19.2 kg in all; the URDF read by ``widgets.robots.robot_file``, in a
+notebook or in live mode) is read by ``sb.Tree.from_urdf(..., floating_base=True)``.  It flies free for
 ``DURATION`` seconds while joint torques (``joint_torques``: each leg joint's motor, a PD servo
 following a kick) act between the robot's bodies: no force or torque from outside acts on it, except gravity when it is on.
 
@@ -46,11 +46,11 @@ from .style import COLORS
 from .controls import Choice, Player, Slider
 from .limits import nice_limit
 from .experiment import Experiment
-from ._biped_urdf import BIPED_URDF
+from .robots import robot_file
 
 #: The biped as a Tree: body 0 the torso (free joint), then per leg hip roll, hip pitch, knee
 #: (the feet are welded to the shins and merged into them by the loader).
-BIPED = sb.Tree.from_urdf(BIPED_URDF, floating_base=True)
+BIPED = sb.Tree.from_urdf(robot_file("biped.urdf"), floating_base=True)
 NQ, NV = BIPED.nq, BIPED.nv
 JOINTS = BIPED.joint_names[1:]
 MASS = float(sum(I[5, 5] for I in BIPED.inertias))          # kg, the sum of the bodies' masses
