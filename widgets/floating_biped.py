@@ -223,7 +223,7 @@ CONTROLS = (
     Slider("t_ms", "time t (ms)", 0.0, 1000.0, 10.0, 500.0, ".0f"),
     Choice("pattern", "kick", PATTERNS, "both legs"),
     Choice("gravity", "gravity", ("off", "on"), "off",
-           hint="gravity moves G and M v_G only: the legs and the torso turn exactly as without it"),
+           hint="gravity moves G and M v_G only: the legs and the torso turn as they do without it"),
     Player("play", "t_ms", 0, 1000, 10, 60),
 )
 
