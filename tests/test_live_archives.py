@@ -110,6 +110,46 @@ def test_site_archive_is_deterministic_trimmed_and_compiled(tmp_path):
         assert live_archives.main(["s", "t", str(out1), str(wheel)]) == 2    # refuses to compile
 
 
+
+def test_pyodide_under_node_compiles_the_bytecode(tmp_path):
+    """Without a CPython 3.12, the build compiles live mode's bytecode with Pyodide's own
+    CPython 3.12 under Node.js (tools/pyodide_python.mjs; tools/sb_live.py ``compilers``):
+    the book's packages' zip gets 3.12 bytecode (magic number 3531), hash-based and unchecked,
+    that runs the module's code when a CPython 3.12 is here to load it."""
+    import shutil
+
+    import pyodide_dist
+
+    dist = pyodide_dist.cache_dir()
+    node = shutil.which("node")
+    if node is None or not (dist / "pyodide.mjs").is_file():
+        pytest.skip("needs Node.js and the cached Pyodide distribution (tools/pyodide_dist.py)")
+    book = tmp_path / "sb_packages.zip"
+    with zipfile.ZipFile(book, "w") as zf:
+        zf.writestr("pkg/__init__.py", "")
+        zf.writestr("pkg/m.py", "X = 6 * 7\ndef f():\n    return X + 1\n")
+    run = subprocess.run([node, str(ROOT / "tools" / "pyodide_python.mjs"), str(dist),
+                          str(ROOT / "tools" / "live_archives.py"), "--packages", str(book)],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "bytecode of 2 modules" in run.stdout
+    with zipfile.ZipFile(book) as zf:
+        pyc = zf.read("pkg/__pycache__/m.cpython-312.pyc")
+        assert zf.read("pkg/m.py").startswith(b"X = 6 * 7")        # the source stays
+    assert pyc[:4] == (3531).to_bytes(2, "little") + b"\r\n", pyc[:4]   # CPython 3.12's
+    assert int.from_bytes(pyc[4:8], "little") == 0b01             # hash-based, unchecked
+    sys.path.insert(0, str(ROOT / "tools"))
+    import sb_live
+
+    exe = sb_live.python312()
+    if exe is not None:                  # a native 3.12 runs what Pyodide compiled
+        (tmp_path / "m.pyc").write_bytes(pyc)
+        out = subprocess.run([exe, "-c", "import marshal, sys; ns = {}; "
+                              "exec(marshal.loads(open(sys.argv[1], 'rb').read()[16:]), ns); "
+                              "print(ns['f']())", str(tmp_path / "m.pyc")],
+                             capture_output=True, text=True)
+        assert out.stdout.strip() == "43", out.stderr
+
 _EXERCISE = r"""
 import json, sys
 sys.path.insert(0, sys.argv[1])

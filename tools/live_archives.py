@@ -25,9 +25,11 @@ alternating), 2.35 s gunzipped while it downloads (5 runs; ``benchmarks/bench_li
 Bytecode: hash-based, unchecked ``.pyc`` files (nothing compares them with a source file),
 compiled with the paths the modules have in Pyodide, so tracebacks name the right files;
 matplotlib's without docstrings (:data:`NO_DOCSTRINGS`).  The
-bytecode of CPython 3.12 is Pyodide 0.27's, so compiling needs a CPython 3.12 (the build finds
-one: ``tools/sb_live.py`` ``python312``); ``--no-compile`` (any Python 3) keeps the ``.py``
-files instead, and the standard library as it is: live mode works, and starts slower.
+bytecode of CPython 3.12 is Pyodide 0.27's, so compiling needs a Python 3.12: a CPython 3.12
+found on the machine, or else Pyodide's own under Node.js (``node tools/pyodide_python.mjs
+DIST tools/live_archives.py ...``; ``tools/sb_live.py`` ``compilers``); ``--no-compile`` (any
+Python 3) keeps the ``.py`` files instead, and the standard library as it is: live mode
+works, and starts slower.
 
 Only the Python standard library is used here (this runs under whichever 3.12 is found).
 Deterministic: the same inputs give the same bytes.
