@@ -198,8 +198,6 @@ NOT_A_LEAK = {
     ("ch02_motion_transform", "x coordinate of the reference point P"):
         "find-the-setting: the answer is the slider position where V_P takes the asked value; "
         "finding it by stepping the player is the check",
-    ("ch04_spatial_force", "Power delivered to the braking door?"):
-        "coincidence: cell 12's -1.2800 W is the rotational term of another push at x_P = 0.8 m",
     ("ch05_central_axis", "Where does the central axis cross the door's line (x)?"):
         "coincidence: the player's 1.00 is v_P at the default push; the exercise sets three "
         "controls the static player does not move",
