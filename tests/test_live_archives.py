@@ -33,13 +33,13 @@ import live_archives  # noqa: E402
     ("numpy/_core/include/numpy/ndarraytypes.h", True),
     ("matplotlib/mpl-data/sample_data/goog.npz", True),
     ("matplotlib/mpl-data/fonts/ttf/DejaVuSerif-Bold.ttf", True),
-    ("matplotlib/mpl-data/fonts/ttf/cmr10.ttf", True),
     ("matplotlib/mpl-data/fonts/afm/pagd8a.afm", True),
     ("numpy/__init__.pyi", True),
     ("numpy/__init__.py", False),
     ("numpy/random/mtrand.cpython-312-wasm32-emscripten.so", False),
     ("pyparsing/testing.py", False),                 # a module pyparsing imports, not a test
     ("matplotlib/mpl-data/fonts/ttf/DejaVuSans.ttf", False),
+    ("matplotlib/mpl-data/fonts/ttf/cmsy10.ttf", False),      # mathtext's fallback (E8)
     ("matplotlib/mpl-data/fonts/ttf/STIXGeneral.ttf", False),
     ("matplotlib/mpl-data/matplotlibrc", False),
 ])
@@ -157,7 +157,23 @@ import importlib.util
 spec = importlib.util.spec_from_file_location("sb_live", sys.argv[1] + "/widgets/live.py")
 m = importlib.util.module_from_spec(spec); sys.modules["sb_live"] = m; spec.loader.exec_module(m)
 assert m.install_ipywidgets_stand_in(force=True)
+import logging, os
 from matplotlib import font_manager
+sys.path.insert(0, sys.argv[1] + "/tools")
+import live_archives
+# the font list live mode gives matplotlib (kept_fonts): what the archive leaves out is not there
+data = os.path.dirname(os.path.dirname(os.path.dirname(font_manager.findfont("DejaVu Sans"))))
+fm = font_manager.fontManager
+fm.ttflist = [e for e in fm.ttflist if not (os.path.abspath(e.fname).startswith(data + os.sep)
+              and live_archives.trimmed("matplotlib/mpl-data/" + os.path.relpath(e.fname, data)))]
+fm.afmlist = [e for e in fm.afmlist if not (os.path.abspath(e.fname).startswith(data + os.sep)
+              and live_archives.trimmed("matplotlib/mpl-data/" + os.path.relpath(e.fname, data)))]
+fm._findfont_cached.cache_clear()
+fallbacks = []
+class Catch(logging.Handler):
+    def emit(self, record):
+        fallbacks.append(record.getMessage())
+logging.getLogger("matplotlib.font_manager").addHandler(Catch(logging.WARNING))
 fonts = set()
 ORIGINAL = font_manager.get_font
 def spy(paths, *a, **k):
@@ -176,7 +192,8 @@ for name, cases in json.loads(sys.argv[2]).items():
             m.LIVE.pixels(h)
         m.LIVE.close(h)
 files = [getattr(mod, "__file__", None) for mod in list(sys.modules.values())]
-print(json.dumps({"modules": [f for f in files if f], "fonts": sorted(fonts)}))
+print(json.dumps({"modules": [f for f in files if f], "fonts": sorted(fonts),
+                  "fallbacks": sorted(set(fallbacks))}))
 """
 
 
@@ -217,6 +234,9 @@ def test_experiments_use_nothing_the_archive_leaves_out():
     assert any(f.endswith("DejaVuSans.ttf") for f in fonts), got["fonts"]
     rel = ["matplotlib/mpl-data/" + Path(f).relative_to(data).as_posix() for f in fonts]
     assert not [r for r in rel if live_archives.trimmed(r)], rel
+    # with live mode's font list, no figure asks for a font that is not there (a fallback is a
+    # warning in the browser's console and a glyph unlike the book's frames)
+    assert not got["fallbacks"], got["fallbacks"]
 
 
 def test_packages_zip_carries_the_robot_files_as_package_data(tmp_path, monkeypatch):
@@ -226,7 +246,7 @@ def test_packages_zip_carries_the_robot_files_as_package_data(tmp_path, monkeypa
     import sb_live
 
     monkeypatch.setattr(sb_live, "fitted_limits", lambda: [])
-    monkeypatch.setattr(sb_live, "python312", lambda: None)
+    monkeypatch.setattr(sb_live, "compilers", lambda *a, **k: [])
     dest = sb_live.packages_zip(tmp_path / "sb_packages.zip", ROOT / "tools" / "pyodide-0.27.7-fontlist-v330.json")
     site = tmp_path / "site"
     with zipfile.ZipFile(dest) as zf:

@@ -50,9 +50,13 @@ SITE_PACKAGES = "lib/python3.12/site-packages/"
 #: Files of the wheels live mode never uses, left out of the site archive (patterns on a
 #: member's path inside its wheel; ``fnmatch``: ``*`` crosses ``/``).  Each is a kind of file the
 #: drawing of an experiment cannot reach: tests, headers, type stubs, build helpers, matplotlib's
-#: example data, GUI toolkits' glue, and the fonts no figure asks for (matplotlib's serif and
-#: Computer Modern faces and the PostScript core-font metrics; the font list given to matplotlib
-#: leaves them out too, see :func:`kept_fonts`).  tests/test_live_archives.py checks, natively,
+#: example data, GUI toolkits' glue, and the fonts no figure asks for (matplotlib's serif faces
+#: and the PostScript core-font metrics; the font list given to matplotlib leaves them out too,
+#: see :func:`kept_fonts`).  The Computer Modern faces stay (216 kB): mathtext's DejaVu font set
+#: looks all eight up as its fallback as soon as a figure has any math text (E8's
+#: ``$\mathcal{I}_c$`` draws with cmsy10), and without them matplotlib logs a "findfont: Font
+#: family ['cmsy10'] not found" warning per face and draws a different glyph than the book's
+#: frames.  tests/test_live_archives.py checks, natively,
 #: that no module the experiments import and no font they draw with matches a pattern; the
 #: browser tests run every control of every experiment in the archive itself.
 TRIM = (
@@ -62,7 +66,6 @@ TRIM = (
     "*.pyi", "*.pxd", "*.h", "*.c",                # type stubs, Cython declarations, C sources
     "matplotlib/mpl-data/sample_data/*",           # datasets of matplotlib's examples
     "matplotlib/mpl-data/fonts/ttf/DejaVuSerif*",  # serif faces (the figures use DejaVu Sans)
-    "matplotlib/mpl-data/fonts/ttf/cm*",           # Computer Modern (mathtext.fontset "cm")
     "matplotlib/mpl-data/fonts/afm/*",             # PostScript font metrics (PS/PDF output)
     "matplotlib/mpl-data/fonts/pdfcorefonts/*",
     "matplotlib/backends/_tkagg*", "PIL/_imagingtk*",   # Tk glue
