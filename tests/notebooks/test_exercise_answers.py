@@ -206,8 +206,6 @@ NOT_A_LEAK = {
         "player's",
     ("ch07_spatial_acceleration", "Exercise 7.5: frame rate nu at which the reported rate doubles"):
         "find-the-setting: the answer is the frame rate whose reading is twice the nu = 0 reading",
-    ("ch07_spatial_acceleration", "Exercise 7.5: x component of d(v_P^c)/dt at that nu"):
-        "twice the nu = 0 reading, which part one asks the reader to find",
 }
 
 
