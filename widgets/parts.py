@@ -694,7 +694,10 @@ def project(ax, points) -> np.ndarray:
     3-D axes' current view (``ax.M``, see :func:`turn_view`), in the axes' 2-D data coordinates
     (``ax.transData``): where matplotlib's own 3-D artists would be drawn."""
     p = np.asarray(points, float).reshape(-1, 3)
-    h = p @ np.asarray(ax.M)[:, :3].T + np.asarray(ax.M)[:, 3]
+    M = np.asarray(ax.M, float)
+    # elementwise, not a matrix product: the same bits in every process (BLAS kernels may
+    # round differently), so a frame's pixels are reproducible (tests/test_widget_live.py)
+    h = p[:, 0:1] * M[:, 0] + p[:, 1:2] * M[:, 1] + p[:, 2:3] * M[:, 2] + M[:, 3]
     return h[:, :2] / h[:, 3:4]
 
 
