@@ -209,17 +209,18 @@ REACH = 1.1
 FLOOR_R, FLOOR_STEP = 0.75, 0.25    # m: the floor's disc about the base and its grid spacing
 TRIAD_AT = np.array([0.0, -0.55, 0.0])   # m: where the world axes are drawn, on the floor
 
-# the wide figure (660 x 490 px), in figure fractions: the arm's square view (420 x 420 px, its
-# legend above it) on the left, 62 % of the figure; H, its colour bar and the bars of G and C_v
-# stacked on the right.  The phone layout stacks the two columns.
+# the wide figure (660 x 490 px), in figure fractions: the arm's square view (414 px a side once
+# fit_wide_layout has kept its legend inside: 53 % of the figure, 60 % with the legend above it)
+# on the left; H, its colour bar and the bars of G and C_v stacked on the right.  The phone
+# layout stacks the two columns.
 FIGSIZE = (6.6, 4.9)
 _W, _H = 660.0, 490.0
 ARM_RECT = (0.0, 0.0, 420 / _W, 420 / _H)
-H_RECT = (458 / _W, 330 / _H, 130 / _W, 130 / _H)          # square in pixels
-CBAR_RECT = (594 / _W, 330 / _H, 10 / _W, 130 / _H)
+H_RECT = (470 / _W, 330 / _H, 126 / _W, 126 / _H)          # square in pixels
+CBAR_RECT = (602 / _W, 330 / _H, 10 / _W, 126 / _H)
 CBAR_TICKS = (-1.0, -0.1, 0.0, 0.1, 1.0)                     # kg m², on the symlog colour bar
-BARS_G_RECT = (462 / _W, 178 / _H, 190 / _W, 80 / _H)
-BARS_C_RECT = (462 / _W, 46 / _H, 190 / _W, 80 / _H)
+BARS_G_RECT = (476 / _W, 178 / _H, 176 / _W, 80 / _H)
+BARS_C_RECT = (476 / _W, 46 / _H, 176 / _W, 80 / _H)
 
 
 class ArmExplorer(Experiment):
@@ -249,9 +250,9 @@ class ArmExplorer(Experiment):
         ("T = ½ q̇ᵀH q̇", "kinetic_energy", "J"),
     )
     BARS = (
-        Bars("gravity torques G(q) (N m)", "", "N m", TICKS,
+        Bars("gravity G(q) (N m)", "", "N m", TICKS,
              (Series("", "G", COLORS["orange"]),), rect=BARS_G_RECT, lim=G_LIM, legend=None),
-        Bars("velocity terms C_v(q, q̇) (N m)", "", "N m", TICKS,
+        Bars("velocity terms C_v (N m)", "", "N m", TICKS,
              (Series("", "C_v", COLORS["purple"]),), rect=BARS_C_RECT, lim=C_LIM, legend=None),
     )
     main_control = "q2"
