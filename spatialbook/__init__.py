@@ -46,7 +46,13 @@ from .notation import (
     steiner, to_cinert, to_linear_first,
 )
 from .door import DOOR
-from .tree import Tree, forward_dynamics, inverse_dynamics, mass_matrix
+from .tree import Tree
+from .rnea import inverse_dynamics
+from .crba import mass_matrix
+from .aba import forward_dynamics
+from .kinematics import body_poses, jacobian
+from .centroidal import center_of_mass, centroidal_momentum, centroidal_momentum_matrix
+from .integration import configuration_rate, integrate
 from .particles import (
     door_particles, particle_accelerations, particle_inertia_com, particle_kinetic_energy,
     particle_momentum, particle_wrench,

@@ -35,11 +35,13 @@ S2 = np.stack([sb.revolute_axis([0, 0, 1], [0, 0, 0], [0.4, 0, 0]), [0, 0, 0, 1.
 MASSES, POSITIONS = sb.door_particles(2, 3)         # 6 particles: (6,) and (6, 3)
 BIFOLD = sb.Tree([-1, 0], [np.eye(6), sb.motion_transform(np.eye(3), [0.8, 0.0, 0.0])],
                  [[0, 0, 1.0, 0, 0, 0]] * 2, [I_O, I_O])
+FREE_DOOR = sb.Tree([-1], [np.eye(6)], [np.zeros(6)], [I_O], kinds=["free"])
+FREE_Q = [0.1, 0.2, 0.3, 0.5, 0.5, 0.5, 0.5]
 
 # One valid call per public callable of spatialbook: name -> keyword arguments, with EVERY
 # parameter given explicitly (each is replaced by bad values in turn).
 #
-# WHEN YOU ADD A FUNCTION OR CLASS TO spatialbook.__all__ (e.g. the ones of spatialbook/tree.py),
+# WHEN YOU ADD A FUNCTION OR CLASS TO spatialbook.__all__ (e.g. the ones of spatialbook/kinematics.py),
 # ADD ITS ENTRY HERE; test_every_public_callable_has_a_valid_example fails until you do.
 #
 # Keep the examples unbatched where the function allows it (one vector, one matrix): the batch
@@ -119,6 +121,14 @@ VALID_CALLS: dict[str, dict] = {
     "inverse_dynamics": dict(tree=BIFOLD, q=[0.3, -0.5], qd=[1.0, 2.0], qdd=[0.5, -1.0], gravity=[0.0, 0.0, -9.81]),
     "mass_matrix": dict(tree=BIFOLD, q=[0.3, -0.5]),
     "forward_dynamics": dict(tree=BIFOLD, q=[0.3, -0.5], qd=[1.0, 2.0], tau=[0.5, -1.0], gravity=[0.0, 0.0, -9.81], method="aba"),
+    # kinematics, centroidal momentum, integration (a floating door: its free joint has 7 + 6 numbers)
+    "body_poses": dict(tree=BIFOLD, q=[0.3, -0.5]),
+    "jacobian": dict(tree=BIFOLD, q=[0.3, -0.5], body=1, frame="mixed", placement=X_CO),
+    "center_of_mass": dict(tree=BIFOLD, q=[0.3, -0.5]),
+    "centroidal_momentum_matrix": dict(tree=FREE_DOOR, q=FREE_Q),
+    "centroidal_momentum": dict(tree=FREE_DOOR, q=FREE_Q, qd=V),
+    "configuration_rate": dict(tree=FREE_DOOR, q=FREE_Q, qd=V),
+    "integrate": dict(tree=FREE_DOOR, q=FREE_Q, qd=V, dt=0.01),
 }
 
 # (callable, parameter, bad-value kind) -> why this parameter legitimately accepts that kind.

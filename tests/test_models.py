@@ -309,3 +309,144 @@ def test_floating_base_block_is_the_whole_robot_composite_inertia_and_momentum_m
         hg = pin.computeCentroidalMomentum(pm, pd, qp, v)
         close(np.r_[hg.angular, hg.linear], h_g)
         close(pd.com[0], c_world)
+
+
+# --- the library's kinematics, centroidal momentum and integration against the engines ---------------
+
+
+def test_body_poses_and_jacobians_agree_with_pinocchio(robot):
+    """sb.body_poses against Pinocchio's oMi (the URDF's joint frames are the Tree's body frames),
+    and sb.jacobian's three frames against getJointJacobian WORLD, LOCAL, LOCAL_WORLD_ALIGNED
+    (linear first: rows and a free joint's columns swapped), and against this file's
+    hand-written body_transforms / body_jacobian."""
+    name, mj, _, tree, pm = robot
+    pd = pm.createData()
+    P = np.eye(tree.nv)
+    for k, _ in free_blocks(tree):
+        P[k:k + 6, k:k + 6] = np.eye(6)[np.r_[3:6, 0:3]]
+    rows = np.eye(6)[np.r_[3:6, 0:3]]
+    frames = {"space": pin.ReferenceFrame.WORLD, "body": pin.ReferenceFrame.LOCAL,
+              "mixed": pin.ReferenceFrame.LOCAL_WORLD_ALIGNED}
+    q, qd, _, _ = random_states(mj, tree, seed=6, n=4)
+    R_all, p_all = sb.body_poses(tree, q)                               # a batch of 4 states
+    for s in range(len(q)):
+        qp, _ = tree.pinocchio_state(q[s], qd[s])
+        pin.forwardKinematics(pm, pd, qp)
+        pin.computeJointJacobians(pm, pd, qp)
+        X0 = body_transforms(tree, q[s])
+        for i in range(len(tree.parents)):
+            oMi = pd.oMi[i + 1]
+            close(R_all[s, i], oMi.rotation)
+            close(p_all[s, i], oMi.translation)
+            close(sb.motion_transform(R_all[s, i], p_all[s, i]), X0[i])
+            for frame, ref in frames.items():
+                J = sb.jacobian(tree, q[s], i, frame=frame)
+                close(J, rows @ pin.getJointJacobian(pm, pd, i + 1, ref) @ P)
+            close(sb.jacobian(tree, q[s], tree.joint_names[i], frame="body"), body_jacobian(tree, q[s], i, np.eye(6))[0])
+
+
+def test_hand_jacobian_with_a_placement_agrees_with_mj_jacBody(robot):
+    """The welded hand (the Panda's flange, the biped's foot) as a placement in its Tree body:
+    the mixed Jacobian is MuJoCo's mj_jacBody stacked angular first, the body form its rows
+    turned into hand axes, the space form mj_jac at the world origin."""
+    name, mj, tree, _, _ = robot
+    data = mujoco.MjData(mj)
+    hand = mujoco.mj_name2id(mj, mujoco.mjtObj.mjOBJ_BODY, HANDS[name])
+    parent = mj.body_parentid[hand]
+    joint = mj.body_jntadr[parent] + mj.body_jntnum[parent] - 1
+    body = list(tree.joint_names).index(mujoco.mj_id2name(mj, mujoco.mjtObj.mjOBJ_JOINT, joint))
+    X_hand = sb.motion_transform(sb.rotation_from_quaternion(mj.body_quat[hand]), mj.body_pos[hand] - mj.jnt_pos[joint])
+    q, qd, _, _ = random_states(mj, tree, seed=7, n=4)
+    J_batch = sb.jacobian(tree, q, body, frame="mixed", placement=X_hand)
+    for s in range(len(q)):
+        qpos, _ = tree.mujoco_state(q[s], qd[s])
+        data.qpos[:] = qpos
+        mujoco.mj_forward(mj, data)
+        Jv = mujoco_velocity_map(tree, qpos)
+        jacp, jacr = np.zeros((3, mj.nv)), np.zeros((3, mj.nv))
+        mujoco.mj_jacBody(mj, data, jacp, jacr, hand)
+        R = data.xmat[hand].reshape(3, 3)
+        close(J_batch[s], np.vstack([jacr, jacp]) @ Jv)
+        close(sb.jacobian(tree, q[s], body, frame="body", placement=X_hand), np.vstack([R.T @ jacr, R.T @ jacp]) @ Jv)
+        mujoco.mj_jac(mj, data, jacp, jacr, np.zeros(3), hand)
+        close(sb.jacobian(tree, q[s], body, frame="space", placement=X_hand), np.vstack([jacr, jacp]) @ Jv)
+
+
+def test_center_of_mass_and_centroidal_momentum_agree_with_pinocchio(robot):
+    """sb.center_of_mass against Pinocchio's com, sb.centroidal_momentum_matrix against ccrba's Ag
+    (linear first), sb.centroidal_momentum against computeCentroidalMomentum; and MuJoCo's
+    subtree_com of the first moving body."""
+    name, mj, tree_mj, tree, pm = robot
+    pd = pm.createData()
+    data = mujoco.MjData(mj)
+    P = np.eye(tree.nv)
+    for k, _ in free_blocks(tree):
+        P[k:k + 6, k:k + 6] = np.eye(6)[np.r_[3:6, 0:3]]
+    rows = np.eye(6)[np.r_[3:6, 0:3]]
+    q, qd, _, _ = random_states(mj, tree, seed=8, n=4)
+    c = sb.center_of_mass(tree, q)
+    h = sb.centroidal_momentum(tree, q, qd)
+    for s in range(len(q)):
+        qp, v = tree.pinocchio_state(q[s], qd[s])
+        Ag = pin.ccrba(pm, pd, qp, v)
+        close(sb.centroidal_momentum_matrix(tree, q[s]), rows @ Ag @ P)
+        hg = pin.computeCentroidalMomentum(pm, pd, qp, v)
+        close(h[s], np.r_[hg.angular, hg.linear])
+        close(c[s], pin.centerOfMass(pm, pd, qp))
+        qpos, _ = tree_mj.mujoco_state(q[s], qd[s])
+        data.qpos[:] = qpos
+        mujoco.mj_forward(mj, data)
+        close(sb.center_of_mass(tree_mj, q[s]), data.subtree_com[1])
+
+
+def test_integrate_is_pinocchios_and_configuration_rate_its_derivative(robot):
+    """sb.integrate(q, qd, dt) equals Pinocchio's integrate(q, v dt) (the SE(3) exponential for
+    the free flyer), and sb.configuration_rate is its derivative at dt = 0 (central differences)."""
+    name, mj, _, tree, pm = robot
+    q, qd, _, _ = random_states(mj, tree, seed=9, n=4)
+    for dt in (0.003, 0.7, -0.2):
+        out = sb.integrate(tree, q, qd, dt)
+        for s in range(len(q)):
+            qp, v = tree.pinocchio_state(q[s], qd[s])
+            ref, _ = tree.state_from_pinocchio(pin.integrate(pm, qp, v * dt), v)
+            close(out[s], ref)
+    h = 1e-6
+    fd = (sb.integrate(tree, q, qd, h) - sb.integrate(tree, q, qd, -h)) / (2 * h)
+    close(sb.configuration_rate(tree, q, qd), fd, rtol=1e-8)
+
+
+def test_floating_biped_conserves_centroidal_momentum_under_its_own_joint_torques():
+    """Legs kicking in space: forward dynamics, integrated by RK4 (rates through
+    sb.configuration_rate), keeps h_G = [l_G; M v_G] constant; with gravity l_G stays constant
+    and M v_G grows by M g t.  A wrong bias force, mass matrix or free-joint map breaks it."""
+    _, _, tree, _ = load("biped")
+    rng = np.random.default_rng(10)
+    q = np.zeros(tree.nq)
+    q[3:7] = [1.0, 0, 0, 0]
+    q[7:] = rng.uniform(-0.3, 0.3, tree.nq - 7)
+    qd = np.r_[rng.normal(size=6) * 0.5, rng.normal(size=tree.nv - 6)]
+    M = sb.mass_matrix(tree, q)[3, 3]
+    dt, steps = 2e-3, 200
+
+    def tau(t):
+        return np.r_[np.zeros(6), 3.0 * np.sin(7.0 * t + np.arange(tree.nv - 6))]
+
+    for g in (np.zeros(3), np.array([0.0, 0.0, -9.81])):
+        def f(t, x):
+            qq, vv = x[:tree.nq].copy(), x[tree.nq:]
+            qq[3:7] /= np.linalg.norm(qq[3:7])                           # RK4's stages leave the unit sphere
+            return np.r_[sb.configuration_rate(tree, qq, vv), sb.forward_dynamics(tree, qq, vv, tau(t), g)]
+
+        x, t = np.r_[q, qd], 0.0
+        h0 = sb.centroidal_momentum(tree, q, qd)
+        for _ in range(steps):
+            k1 = f(t, x)
+            k2 = f(t + dt / 2, x + dt / 2 * k1)
+            k3 = f(t + dt / 2, x + dt / 2 * k2)
+            k4 = f(t + dt, x + dt * k3)
+            x = x + dt / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+            x[3:7] /= np.linalg.norm(x[3:7])
+            t += dt
+        h = sb.centroidal_momentum(tree, x[:tree.nq], x[tree.nq:])
+        assert np.abs(x[tree.nq + 6:] - qd[6:]).max() > 0.5            # the legs really moved
+        np.testing.assert_allclose(h, h0 + np.r_[0, 0, 0, M * g * t], atol=1e-6)

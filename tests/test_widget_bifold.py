@@ -261,3 +261,18 @@ def test_defaults_are_chapter_9s_bifold_instant():
 def test_arrow_scale_is_stated(exp):
     assert exp.parts["f_leaf1"].quiver.scale == pytest.approx(1 / ARROW_F)
     assert "0.04 m" in exp.figure.axes[0].get_title()
+
+
+def test_qd2_hint_rates_mirrored_about_minus_qd1_give_the_same_torques():
+    """The q̇₂ hint: with parallel hinges the velocity torques depend on q̇₂ only through
+    q̇₂ (2 q̇₁ + q̇₂) (and q̇₁²), so q̇₂ and -2 q̇₁ - q̇₂ give the same bars; the power differs."""
+    rng = np.random.default_rng(12)
+    for _ in range(5):
+        q1, q2, tilt = rng.uniform(-150, 150), rng.uniform(-150, 150), rng.uniform(-30, 30)
+        qd1, qd2 = rng.uniform(-1.4, 1.4), rng.uniform(-0.2, 0.2)
+        a = scene(q1=q1, q2=q2, tilt=tilt, qd1=qd1, qd2=qd2)["numbers"]
+        b = scene(q1=q1, q2=q2, tilt=tilt, qd1=qd1, qd2=-2 * qd1 - qd2)["numbers"]
+        for key in ("tau", "velocity", "inertial", "gravity"):
+            np.testing.assert_allclose(a[key], b[key], atol=1e-12)
+        assert abs(a["power"] - b["power"]) > 1e-6
+    assert "2q̇₁ + q̇₂" in BifoldDoor.CONTROLS[4].hint

@@ -78,3 +78,18 @@ def test_choice_control_sweeps_its_options(exp):
     frames = exp.frames("reference")
     assert len(frames) == 2 and frames[0] != frames[1]
     assert exp.controls["reference"].value == "hinge"
+
+
+def test_omega_and_reference_hints_at_alpha_zero():
+    """The hints of ω and of the reference: at α = 0, ω and -ω give the same wrenches (the bias
+    term is quadratic in ω), and hinge and COM the same τ (zero) and f; the power does not move."""
+    scene = EXPERIMENTS["newton_euler"].scene
+    for omega in (0.6, 1.7, 3.0):
+        a, b = scene(alpha=0.0, omega=omega)["numbers"], scene(alpha=0.0, omega=-omega)["numbers"]
+        c = scene(alpha=0.0, omega=omega, reference="COM")["numbers"]
+        for key in ("inertial", "bias", "total", "a_C"):
+            np.testing.assert_allclose(a[key], b[key], atol=1e-12)
+            np.testing.assert_allclose(a[key], c[key], atol=1e-12)
+        assert a["power"] == pytest.approx(0.0, abs=1e-12) and not np.allclose(a["V"], b["V"])
+    d, e = scene(alpha=3.0, omega=2.0)["numbers"], scene(alpha=3.0, omega=2.0, reference="COM")["numbers"]
+    assert not np.allclose(d["tau"], e["tau"]) and np.allclose(d["f"], e["f"])

@@ -60,7 +60,9 @@ CONTROLS = (
     Slider("q1", "leaf 1 q₁ (deg)", -180.0, 180.0, 5.0, 45.0, ".0f"),
     Slider("tilt", "hinge tilt from vertical (deg)", -30.0, 30.0, 1.0, 10.0, ".0f"),
     Slider("qd1", "q̇₁ (rad/s)", -3.0, 3.0, 0.1, 2.0, ".1f"),
-    Slider("qd2", "q̇₂ (rad/s)", -3.0, 3.0, 0.1, -1.0, ".1f"),
+    Slider("qd2", "q̇₂ (rad/s)", -3.0, 3.0, 0.1, -1.0, ".1f",
+           hint="q̇₂ enters the velocity torques only through q̇₂(2q̇₁ + q̇₂): two rates mirrored about "
+                "−q̇₁ draw the same bars, and only the power readouts tell them apart"),
     Slider("qdd1", "q̈₁ (rad/s²)", -5.0, 5.0, 0.25, 3.0),
     Slider("qdd2", "q̈₂ (rad/s²)", -5.0, 5.0, 0.25, 0.5),
 )

@@ -35,8 +35,12 @@ LABELS = ["τx", "τy", "τz", "fx", "fy", "fz"]
 
 CONTROLS = (
     Slider("alpha", "α (rad/s²)", -5.0, 5.0, 0.25, float(sb.DOOR["alpha"])),
-    Choice("reference", "reference point", REFERENCES, "hinge"),
-    Slider("omega", "ω (rad/s)", -3.0, 3.0, 0.1, float(sb.DOOR["omega"]), ".1f"),
+    Choice("reference", "reference point", REFERENCES, "hinge",
+           hint="f is the same at both points (f = m a_C); τ differs by x_C × f, which vanishes when f "
+                "points along the door (α = 0): then only the arrows' tail moves"),
+    Slider("omega", "ω (rad/s)", -3.0, 3.0, 0.1, float(sb.DOOR["omega"]), ".1f",
+           hint="the bias term V ×* I V grows as ω²: ω and −ω pull alike, and at α = 0 the two draw "
+                "the same picture; ω's sign shows only in V and in the power"),
 )
 
 

@@ -1,0 +1,144 @@
+"""The mass matrix of a kinematic tree: the composite-rigid-body algorithm (book chapter 11).
+
+Composite inertias I^c_p += X_i^T I^c_i X_i (the congruence of chapter 6), leaves first; then
+H_ii = S_i^T I^c_i S_i and, along the path to the root, H_ji = H_ij = S_j^T (X^T ... I^c_i S_i).
+A free joint's 6x6 block is the composite inertia of everything beyond it.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from ._tree_aligned import _Aligned, _aligned
+from ._tree_blocks import _Arena, _crba_block, _in_blocks
+from ._tree_kernels import (
+    _LEVELWISE_STATES, _composite_times_axis, _dense_S, _dense_transforms, _force_back, _inertia_back,
+    _inertia_matrices, _transforms,
+)
+from ._tree_checks import _joint_values, _rows
+from .tree import _check_tree
+
+
+def _crba(tree: _Aligned, q, arena: _Arena) -> np.ndarray:
+    """H (nv, nv, b) from q (nq, b), in aligned body coordinates."""
+    parents, row, subtree, slot, free, iv = tree.parents, tree.row, tree.subtree, tree.slot, tree.free, tree.iv
+    n, b = len(parents), q.shape[1]
+    X = _transforms(tree, q, arena)
+    Ic, back = arena("Ic", n, 10, b), arena("Ic_back", 10, b)
+    Ic[...] = tree.I_params                              # I^c_i = I_i + (children, added below)
+    H = arena("H", tree.nv, tree.nv, b)
+    H[...] = 0.0
+    # F[i]: the wrenches I^c_j S_j of every body j in i's subtree, in i's coordinates
+    F = [arena(f"F{i}", 6, len(subtree[i]), b) for i in range(n)]
+    for i in reversed(range(n)):                         # leaves first
+        v = iv[i]
+        cols = [iv[j] for j in subtree[i][1:]]           # the one-dof joints below i
+        if free[i]:                                      # S = E: H_ii = I^c_i, H_ij = I^c_j S_j carried to i
+            H[v:v + 6, v:v + 6] = _inertia_matrices(Ic[i], arena("Ic6", 6, 6, b))
+            if cols:
+                H[v:v + 6, cols] = F[i][:, 1:]
+                H[cols, v:v + 6] = np.swapaxes(F[i][:, 1:], 0, 1)
+            continue                                     # a free body sits on the base
+        _composite_times_axis(Ic[i], row[i], F[i][:, 0])
+        cols = [v] + cols
+        H[v, cols] = F[i][row[i]]                        # H_ij = S_i^T (X^T ... I^c_j S_j)
+        H[cols, v] = F[i][row[i]]
+        p = parents[i]
+        if p >= 0:
+            Ic[p] += _inertia_back(X[i], Ic[i], back, arena)        # I^c_p += X_i^T I^c_i X_i
+            carried = _force_back(X[i], F[i], arena("F_back", *F[i].shape), arena)
+            F[p][:, slot[i]:slot[i] + len(subtree[i])] = carried     # ... carried toward the root
+    return H
+
+
+def _crba_levels(tree: _Aligned, q) -> np.ndarray:
+    """H (B, nv, nv) from q (B, nq), a depth level at a time: composite inertias inward, then
+    every body's I^c_i S_i carried toward the root one step for all bodies at once."""
+    n, B = len(tree.parents), q.shape[0]
+    X, S = _dense_transforms(tree, q), _dense_S(tree)
+    Ic = np.broadcast_to(tree.I[:, None], (n, B, 6, 6)).copy()
+    for bodies, par in reversed(tree.levels):
+        Xl = X[bodies]
+        back = np.swapaxes(Xl, -1, -2) @ Ic[bodies] @ Xl  # X^T I^c X
+        inner = par < n
+        np.add.at(Ic, par[inner], back[inner])
+    H = np.zeros((B, tree.nv, tree.nv))
+    iv = np.array(tree.iv)
+    one = np.array([i for i in range(n) if not tree.free[i]], dtype=int)
+    parents = np.array(tree.parents)
+    for i in range(n):
+        if tree.free[i]:
+            H[:, iv[i]:iv[i] + 6, iv[i]:iv[i] + 6] = Ic[i]
+    if one.size == 0:
+        return H
+    Fc = (Ic[one] @ S[one][:, None, :, None])[..., 0]    # (m, B, 6): I^c_i S_i
+    H[:, iv[one], iv[one]] = np.einsum("mbj,mj->bm", Fc, S[one])
+    cur = one.copy()
+    while True:                                           # carry to the parent, all at once
+        Fc = (np.swapaxes(X[cur], -1, -2) @ Fc[..., None])[..., 0]
+        cur = parents[cur]
+        keep = cur >= 0
+        if not keep.any():
+            break
+        one, cur, Fc = one[keep], cur[keep], Fc[keep]
+        fr = np.array([tree.free[c] for c in cur], dtype=bool)
+        sub = ~fr
+        if sub.any():
+            h = np.einsum("mbj,mj->bm", Fc[sub], S[cur[sub]])
+            H[:, iv[cur[sub]], iv[one[sub]]] = h
+            H[:, iv[one[sub]], iv[cur[sub]]] = h
+        for k in np.flatnonzero(fr):                      # a free ancestor: all six rows
+            c, j = cur[k], one[k]
+            H[:, iv[c]:iv[c] + 6, iv[j]] = Fc[k]
+            H[:, iv[j], iv[c]:iv[c] + 6] = Fc[k]
+        one, cur, Fc = one[sub], cur[sub], Fc[sub]
+        if cur.size == 0:
+            break
+    return H
+
+
+def mass_matrix(tree, q) -> np.ndarray:
+    """Joint-space mass matrix H(q) (symmetric, positive definite): the CRBA.
+
+    Kinetic energy T = 1/2 qd^T H qd.  Composite inertias are summed toward the root by the
+    congruence of chapter 6, leaves first: I^c_i = I_i + sum over children c of
+    X_c^T I^c_c X_c.  Then H_ii = S_i^T I^c_i S_i, and for each ancestor j of i,
+    H_ji = H_ij = S_j^T F with F = I^c_i S_i carried toward the root by F <- X_k^T F.
+
+    Parameters
+    ----------
+    tree : Tree
+    q : array_like, shape (..., n)
+
+    Returns
+    -------
+    ndarray, shape (..., n, n)
+        Units kg m^2 (revolute-revolute), kg m (mixed), kg (prismatic-prismatic).
+
+    Examples
+    --------
+    >>> import numpy as np, spatialbook as sb
+    >>> I_O = sb.spatial_inertia(sb.DOOR["mass"], sb.DOOR["com"], sb.DOOR["inertia_com"])
+    >>> door = sb.Tree([-1], [np.eye(6)], [[0, 0, 1, 0, 0, 0]], [I_O])
+    >>> sb.mass_matrix(door, [0.0]).round(6)      # I_O,z = 8/75 + 2 * 0.4^2
+    array([[0.426667]])
+
+    The bifold door (second leaf hinged at x = 0.8 m on the first), folded by 90 degrees:
+
+    >>> X_T2 = sb.motion_transform(np.eye(3), [sb.DOOR["width"], 0, 0])
+    >>> bifold = sb.Tree([-1, 0], [np.eye(6), X_T2], [[0, 0, 1, 0, 0, 0]] * 2, [I_O, I_O])
+    >>> sb.mass_matrix(bifold, [0.3, np.pi / 2]).round(6)
+    array([[2.133333, 0.426667],
+           [0.426667, 0.426667]])
+    """
+    tree = _check_tree(tree)
+    nv = tree.nv
+    q = _joint_values("q", q, tree.nq, tree)
+    (rows,) = _rows(q)
+    if rows.shape[0] <= _LEVELWISE_STATES:
+        return _crba_levels(_aligned(tree), rows).reshape(q.shape[:-1] + (nv, nv))
+    aligned = _aligned(tree)
+    H = _in_blocks(functools.partial(_crba, aligned), (nv, nv), rows, block=_crba_block(aligned))
+    return H.reshape(q.shape[:-1] + (nv, nv))

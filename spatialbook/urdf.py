@@ -1,0 +1,191 @@
+"""URDF robots read with the standard library into a Tree (``Tree.from_urdf``); what a loader
+does is described in ``mjcf.py``."""
+
+from __future__ import annotations
+
+import os
+import xml.etree.ElementTree as ET
+
+import numpy as np
+
+from ._loading import _ZERO6, _Builder, _axis6, _motion_transform, _rpy, _unit_axis
+
+
+_IGNORED = {"robot": {"material", "gazebo", "transmission", "ros2_control", "sensor"},
+            "link": {"visual", "collision", "gazebo",
+                     "contact",              # PyBullet's contact parameters (friction, restitution)
+                     "self_filter",          # robot_self_filter's sensor-masking shapes
+                     "collision_checking",   # Pinocchio's collision-shape hints
+                     "surface"},             # Gazebo's contact friction and bounce
+            "joint": {"limit", "safety_controller", "calibration"}}
+
+#: Simulator flags met inside <link> that are ignored only at their default value (a kinematic
+#: link or one without gravity would move differently): tag -> the accepted text.
+_DEFAULT_FLAGS = {"kinematic": {"0", "false"}, "gravity": {"1", "true"}}
+
+
+def _floats(where: str, element, attribute: str, default: str, count: int) -> np.ndarray:
+    text = default if element is None else element.get(attribute, default)
+    what = "a number" if count == 1 else f"{count} numbers"
+    try:
+        values = np.array([float(v) for v in text.split()])
+    except ValueError:
+        raise ValueError(f"{where}: expected {what} in {attribute}=\"{text}\"") from None
+    if values.shape != (count,) or not np.all(np.isfinite(values)):
+        raise ValueError(f"{where}: expected {what.replace('number', 'finite number')} in {attribute}=\"{text}\"")
+    return values
+
+
+def _origin(where: str, element):
+    origin = element.find("origin")
+    return _rpy(_floats(where, origin, "rpy", "0 0 0", 3)), _floats(where, origin, "xyz", "0 0 0", 3)
+
+
+def _refuse_unknown(where: str, element, allowed: set) -> None:
+    for child in element:
+        if element.tag == "link" and child.tag in _DEFAULT_FLAGS:
+            if (child.text or "").strip().lower() not in _DEFAULT_FLAGS[child.tag]:
+                raise ValueError(f"{where}: <{child.tag}>{(child.text or '').strip()}</{child.tag}> changes how the link moves "
+                                 f"in a simulator and a Tree cannot model it; accepted only at its default "
+                                 f"(<kinematic>0</kinematic>, <gravity>1</gravity>)")
+            continue
+        if child.tag not in allowed and child.tag not in _IGNORED.get(element.tag, set()):
+            raise ValueError(f"{where}: unsupported tag <{child.tag}> (it may change the dynamics, so it is not "
+                             f"skipped); supported: {sorted(allowed)}, ignored: {sorted(_IGNORED.get(element.tag, ()))}")
+
+
+def _read_urdf(source):
+    if isinstance(source, (str, os.PathLike)) and not (isinstance(source, str) and source.lstrip().startswith("<")):
+        try:
+            with open(source, "rb") as f:                # bytes: the XML declaration names the encoding
+                text = f.read()
+        except OSError as err:
+            raise ValueError(f"source: expected a URDF file path or XML text, cannot read {str(source)!r:.80}: {err.strerror}") from None
+    elif isinstance(source, str):
+        text = source
+    else:
+        raise ValueError(f"source: expected a URDF file path or XML text, got a {type(source).__name__}")
+    try:
+        root = ET.fromstring(text)
+    except ET.ParseError as err:
+        raise ValueError(f"source: not well-formed XML ({err})") from None
+    if root.tag != "robot":
+        raise ValueError(f"source: expected a URDF <robot> element, got <{root.tag}>")
+    return root
+
+
+def read_urdf(source, make, floating_base=False, mimic="refuse", balance_inertia=False):
+    """The Tree (made by ``make``, the Tree class) of a URDF robot: ``Tree.from_urdf``."""
+    if not isinstance(floating_base, (bool, np.bool_)):
+        raise ValueError(f"floating_base: expected True or False, got {floating_base!r:.40}")
+    if not isinstance(balance_inertia, (bool, np.bool_)):
+        raise ValueError(f"balance_inertia: expected True or False, got {balance_inertia!r:.40}")
+    if not isinstance(mimic, str) or mimic not in ("refuse", "independent"):
+        raise ValueError(f"mimic: expected 'refuse' or 'independent', got {mimic!r:.40}")
+    robot = _read_urdf(source)
+    _refuse_unknown("source: <robot>", robot, {"link", "joint"})
+    links = {}
+    for link in robot.findall("link"):
+        name = link.get("name")
+        if not name or name in links:
+            raise ValueError(f"source: expected links with distinct names, got {name!r}")
+        where = f"source: link {name!r}"
+        _refuse_unknown(where, link, {"inertial"})
+        inertial = link.find("inertial")
+        if inertial is None:
+            links[name] = (0.0, np.zeros(3), np.zeros((3, 3)))
+            continue
+        _refuse_unknown(where, inertial, {"origin", "mass", "inertia"})
+        R, com = _origin(where, inertial)
+        mass = float(_floats(where, inertial.find("mass"), "value", "0", 1)[0])
+        el = inertial.find("inertia")
+        xx, xy, xz, yy, yz, zz = (float(_floats(where, el, k, "0", 1)[0]) for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz"))
+        I = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])  # checked once merged into its Tree body
+        if mass < 0:
+            raise ValueError(f"source: link {name!r}: expected a non-negative <mass value=...>, got {mass!r}")
+        if balance_inertia:
+            I = _balanced(I)
+        links[name] = (mass, com, R @ I @ R.T)
+    joints, children = {}, {}
+    for joint in robot.findall("joint"):
+        name, kind = joint.get("name"), joint.get("type")
+        where = f"source: joint {name!r}"
+        if not name or name in joints:
+            raise ValueError(f"source: expected joints with distinct names, got {name!r}")
+        if joint.find("mimic") is not None and mimic == "refuse":
+            raise ValueError(f"{where} is a mimic joint (it copies joint {joint.find('mimic').get('joint')!r}); "
+                             f"Tree has independent joints only: pass mimic=\"independent\" to load it as an "
+                             f"ordinary joint (Pinocchio's default), or make it fixed in the file")
+        if kind not in ("revolute", "continuous", "prismatic", "fixed", "floating"):
+            raise ValueError(f"{where} has type {kind!r}; supported: revolute, continuous, prismatic, fixed, floating")
+        _refuse_unknown(where, joint, {"parent", "child", "origin", "axis", "dynamics", "mimic"})
+        dyn = joint.find("dynamics")
+        if dyn is not None:                               # read (so malformed numbers are named), left out
+            for attribute in ("damping", "friction"):
+                _floats(f"{where}: <dynamics>", dyn, attribute, "0", 1)
+        parent, child = (joint.find(t).get("link") if joint.find(t) is not None else None for t in ("parent", "child"))
+        if parent not in links or child not in links:
+            raise ValueError(f"{where}: expected <parent link=...> and <child link=...> naming links, got {parent!r}, {child!r}")
+        R, xyz = _origin(where, joint)
+        axis = _floats(where, joint.find("axis"), "xyz", "1 0 0", 3)
+        joints[name] = (kind, parent, child, R, xyz, axis)
+        children.setdefault(parent, []).append(name)
+    if not links:
+        raise ValueError("source: expected a <robot> with <link> elements, found none (an empty robot)")
+    child_links = [j[2] for j in joints.values()]
+    roots = [name for name in links if name not in child_links]
+    if len(roots) != 1 or len(set(child_links)) != len(child_links):
+        raise ValueError(f"source: expected a tree of links with one root, got roots {roots} "
+                         f"and {len(child_links) - len(set(child_links))} links with two parents")
+    out = _Builder()
+    frame = {}                                            # link -> (Tree body, R, d)
+    if floating_base:
+        frame[roots[0]] = (out.add(-1, np.eye(6), _ZERO6, "free", "root_joint"), np.eye(3), np.zeros(3))
+    else:
+        frame[roots[0]] = (-1, np.eye(3), np.zeros(3))
+    order = []                                            # depth first, a link's children by joint name
+
+    def visit(link):
+        order.append(link)
+        for jname in sorted(children.get(link, [])):
+            visit(joints[jname][2])
+
+    visit(roots[0])
+    joint_of = {j[2]: name for name, j in joints.items()}
+    for link in order[1:]:
+        name = joint_of[link]
+        kind, parent, _, Ro, xyz, axis = joints[name]
+        tp, Rp, dp = frame[parent]
+        R0, d0 = Rp @ Ro, dp + Rp @ xyz
+        if kind == "fixed":
+            frame[link] = (tp, R0, d0)
+            continue
+        if kind == "floating":
+            if tp != -1:
+                raise ValueError(f"source: joint {name!r} is floating but its parent link moves; a free joint must "
+                                 f"attach to the fixed base")
+            t = out.add(-1, _motion_transform(R0, d0), _ZERO6, "free", name)
+        else:
+            n = _unit_axis(f"source: joint {name!r}", axis)
+            t = out.add(tp, _motion_transform(R0, d0), _axis6(kind, n), kind, name)
+        frame[link] = (t, np.eye(3), np.zeros(3))
+    for link in order:
+        t, R, d = frame[link]
+        mass, com, I = links[link]
+        out.add_inertia(t, R, d, mass, com, I, f"link {link!r}")
+    return out.build(make, "source", advice=" (or pass balance_inertia=True to set the principal moments of a link "
+                                     "that breaks the triangle inequality to their mean, as MuJoCo's compiler "
+                                     "option balanceinertia does)")
+
+
+def _balanced(I: np.ndarray) -> np.ndarray:
+    """MuJoCo's balanceinertia: principal moments a <= b <= c with a + b < c all set to their mean.
+    A negative moment is left alone (refused later, as MuJoCo refuses it before balancing)."""
+    moments = np.linalg.eigvalsh(I)
+    tol = 1e-9 * max(float(moments[2]), 0.0)
+    if moments[0] >= -tol and moments[0] + moments[1] < moments[2] - tol:
+        return np.eye(3) * (moments.sum() / 3)
+    return I
+
+
+# --- state conversions -----------------------------------------------------------------------
