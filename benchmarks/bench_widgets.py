@@ -42,7 +42,7 @@ from widgets.controls import Player  # noqa: E402
 
 def _values(exp, n: int) -> list:
     """n values of the main control, back and forth over its range, never repeating twice."""
-    base = exp.sweep_values(exp.main_control, 25)
+    base = exp._specs[exp.main_control].sweep(25)      # = sweep_values (a probe has no widgets)
     cyc = base + base[-2:0:-1]
     return [cyc[i % len(cyc)] for i in range(n)]
 
@@ -126,14 +126,18 @@ def main() -> int:
                     help="changes for the naive baseline (slow; default 20)")
     ap.add_argument("--scene-only", action="store_true",
                     help="print only the table of scene() times (fast)")
+    ap.add_argument("--only", action="append", help="experiment name (repeatable)")
     args = ap.parse_args()
+    chosen = {n: c for n, c in EXPERIMENTS.items() if not args.only or n in args.only}
+    if args.only and len(chosen) != len(set(args.only)):
+        ap.error(f"--only: expected names from {sorted(EXPERIMENTS)}")
     if args.changes < 50:
         ap.error("--changes must be at least 50")
 
     print("scene() alone, main control swept (microseconds; the core's arithmetic and checks):")
     print(f"| {'experiment':<16} | {'scene median':>12} | {'scene p95':>9} |")
     print(f"|{'-' * 18}|{'-' * 14}|{'-' * 11}|")
-    for name, cls in EXPERIMENTS.items():
+    for name, cls in chosen.items():
         t = time_scene(cls, max(args.changes, 200))
         print(f"| {name:<16} | {np.median(t):12.0f} | {np.percentile(t, 95):9.0f} |", flush=True)
     print()
@@ -152,7 +156,7 @@ def main() -> int:
     print(head)
     print("|" + "|".join("-" * (len(c)) for c in head.split("|")[1:-1]) + "|")
     ok = True
-    for name, cls in EXPERIMENTS.items():
+    for name, cls in chosen.items():
         fast, fast_cpu = time_blitted(cls, args.changes)
         slow, slow_cpu = time_naive(cls, args.naive_changes)
         med, p95 = np.median(fast), np.percentile(fast, 95)

@@ -177,3 +177,28 @@ def test_experiments_use_nothing_the_archive_leaves_out():
     assert any(f.endswith("DejaVuSans.ttf") for f in fonts), got["fonts"]
     rel = ["matplotlib/mpl-data/" + Path(f).relative_to(data).as_posix() for f in fonts]
     assert not [r for r in rel if live_archives.trimmed(r)], rel
+
+
+def test_packages_zip_carries_the_robot_files_as_package_data(tmp_path, monkeypatch):
+    """Live mode's packages zip holds book/models/ as package data of widgets, and unpacked
+    where no book/ folder exists (as in the browser) widgets.robots reads the very files from it.
+    (The axis fits and the bytecode, slow and tested elsewhere, are left out here.)"""
+    import sb_live
+
+    monkeypatch.setattr(sb_live, "fitted_limits", lambda: [])
+    monkeypatch.setattr(sb_live, "python312", lambda: None)
+    dest = sb_live.packages_zip(tmp_path / "sb_packages.zip", ROOT / "tools" / "pyodide-0.27.7-fontlist-v330.json")
+    site = tmp_path / "site"
+    with zipfile.ZipFile(dest) as zf:
+        names = zf.namelist()
+        zf.extractall(site)
+    models = sorted(p.name for p in (ROOT / "book" / "models").iterdir() if p.suffix in (".urdf", ".xml"))
+    assert models and all(f"widgets/robot_files/{m}" in names for m in models)
+    probe = ("import sys, widgets.robots as r; "
+             "print(str(r.PLACES[0].resolve()).startswith(sys.argv[1]), "
+             "*(r.robot_file(m) == open(sys.argv[2] + '/' + m, encoding='utf-8').read() for m in sys.argv[3:]))")
+    out = subprocess.run([sys.executable, "-c", probe, str(site.resolve()), str(ROOT / "book" / "models"), *models],
+                         cwd=site, env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin", "MPLBACKEND": "Agg"},
+                         capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["True"] * (len(models) + 1), out
+    assert not (site / "book").exists()

@@ -1,7 +1,7 @@
 """Physics tests of E11, the arm explorer (widgets/arm.py, book chapter 12).
 
 The experiment computes everything with spatialbook from the Panda's URDF (embedded in
-widgets/_panda_urdf.py).  The oracle ``check`` recomputes what is drawn and read out with
+widgets/robots.py).  The oracle ``check`` recomputes what is drawn and read out with
 MuJoCo reading the MJCF twin of the robot (book/models/panda.xml): ``mj_fullM`` for H,
 ``qfrc_bias`` for G and C_v, ``mj_jac`` / ``mj_jacBody`` for the hand's twist in space and
 body form, ``xpos`` for the link origins, and the screw axis in closed form from MuJoCo's twist.
@@ -22,7 +22,7 @@ import spatialbook as sb
 from widgets import EXPERIMENTS
 from widgets.parts import arrow_segments_3d
 from widgets.arm import (ARROW_V, AXIS_HALF, CONTROLS, LIMITS, PANDA, QD_DEMO, ArmExplorer, scene)
-from widgets._panda_urdf import PANDA_URDF
+from widgets.arm import PANDA_URDF
 
 MODELS = Path(__file__).resolve().parents[1] / "book" / "models"
 MJ = mujoco.MjModel.from_xml_path(str(MODELS / "panda.xml"))
@@ -104,8 +104,8 @@ def check(e, st):
 # --------------------------------------------------------------------------- the model
 
 
-def test_embedded_urdf_is_the_book_file():
-    assert PANDA_URDF == (MODELS / "panda.urdf").read_text()
+def test_the_model_is_the_book_file():
+    assert PANDA_URDF == (MODELS / "panda.urdf").read_text(encoding="utf-8")
 
 
 def test_controls_span_the_joint_ranges():

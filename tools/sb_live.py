@@ -60,6 +60,13 @@ ROOT = Path(__file__).resolve().parent.parent
 ADAPTER = ROOT / "book" / "_live" / "sb_live.js"
 PACKAGES = ("spatialbook", "widgets")
 
+
+def robot_files() -> list:
+    """The robot description files of book/models/, shipped in the packages' zip as package data of
+    widgets (``widgets/robot_files/``, read by ``widgets.robots.robot_file``)."""
+    return sorted(p for p in (ROOT / "book" / "models").iterdir() if p.suffix in (".urdf", ".xml"))
+
+
 _PLAYER = re.compile(r'<div class="sb-frame-player" id="(sb-fp-[0-9a-f]{12})"[^>]*>')
 
 
@@ -149,6 +156,8 @@ def dense_code_key() -> str:
     for pkg in PACKAGES:
         for path in sorted((ROOT / pkg).rglob("*.py")):
             h.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + path.read_bytes())
+    for path in robot_files():
+        h.update(path.name.encode() + b"\0" + path.read_bytes())
     h.update(repr((matplotlib.__version__, numpy.__version__, platform.python_version(),
                    DENSE_COMPRESS_LEVEL)).encode())
     return h.hexdigest()
@@ -301,6 +310,8 @@ def packages_zip(dest: Path, fontlist: Path) -> Path:
                 rel = path.relative_to(ROOT).as_posix()
                 if "__pycache__" not in rel:
                     zip_put(zf, rel, path.read_bytes())
+        for path in robot_files():                     # package data: widgets.robots.robot_file
+            zip_put(zf, f"widgets/robot_files/{path.name}", path.read_bytes())
         zip_put(zf, "fontlist-v330.json",
                 json.dumps(kept_fonts(json.loads(fontlist.read_text())), indent=2))
         zip_put(zf, FITTED, json.dumps(fitted_limits()))

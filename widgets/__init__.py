@@ -17,6 +17,7 @@ from .parts import Bars, Curve, ForceArrow, InfiniteLine, Ref, ReferencePoint, S
 from .experiment import Experiment
 from .arm import ArmExplorer
 from .bifold import BifoldDoor
+from .floating_biped import FloatingBiped
 from .kinetic_energy import KineticEnergy
 from .least_torque import LeastTorque
 from .newton_euler import NewtonEuler
@@ -41,6 +42,7 @@ EXPERIMENTS: dict[str, type[Experiment]] = {cls.name: cls for cls in (
     KineticEnergy,      # E9, chapter 6 (also the README recipe's worked example)
     LeastTorque,        # E10, chapter 5
     ArmExplorer,        # E11, chapter 12
+    FloatingBiped,      # E12, chapter 14
 )}
 
 __all__ = ["EXPERIMENTS", "Experiment", "Slider", "Choice", "Player", "TopView", "Bars", "Series",

@@ -1,7 +1,7 @@
 """E11 — the arm explorer: a real 7-joint arm with the door's algebra (book chapter 12).
 
-The Franka Emika Panda (``book/models/panda.urdf``, embedded in ``widgets/_panda_urdf.py`` so
-the experiment needs no file path, in a notebook or in the browser) is read by
+The Franka Emika Panda (``book/models/panda.urdf``, read by ``widgets.robots.robot_file``, in a
+notebook and in the browser) is read by
 ``sb.Tree.from_urdf`` into a Tree of 7 bodies.  For the joint angles of the sliders, all from
 spatialbook:
 
@@ -33,7 +33,9 @@ from .parts import Bars, Series, arrow_segments_3d
 from .limits import nice_limit
 from .readouts import fmt_number
 from .experiment import Experiment
-from ._panda_urdf import PANDA_URDF
+from .robots import robot_file
+
+PANDA_URDF = robot_file("panda.urdf")
 
 #: The Panda as a Tree (7 revolute joints; the welded flange is merged into link 7).
 PANDA = sb.Tree.from_urdf(PANDA_URDF)
