@@ -100,7 +100,7 @@ def integrate(tree, q, qd, dt) -> np.ndarray:
     """The configuration reached from q by moving with constant rates qd for dt seconds.
 
     One-dof joints: q_i + qd_i dt.  A free joint moves by the exact screw motion of its constant
-    body twist xi = [omega; v] dt (the SE(3) exponential, in body axes): with theta = |omega dt|
+    body twist xi = [omega; v] dt (the SE(3) exponential, in body axes): with theta = norm(omega dt)
     and W = [omega dt]x,
 
         R_new = R exp(W),            exp(W) = E + sin(theta)/theta W + (1 - cos theta)/theta^2 W^2

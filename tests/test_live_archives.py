@@ -33,13 +33,13 @@ import live_archives  # noqa: E402
     ("numpy/_core/include/numpy/ndarraytypes.h", True),
     ("matplotlib/mpl-data/sample_data/goog.npz", True),
     ("matplotlib/mpl-data/fonts/ttf/DejaVuSerif-Bold.ttf", True),
-    ("matplotlib/mpl-data/fonts/ttf/cmr10.ttf", True),
     ("matplotlib/mpl-data/fonts/afm/pagd8a.afm", True),
     ("numpy/__init__.pyi", True),
     ("numpy/__init__.py", False),
     ("numpy/random/mtrand.cpython-312-wasm32-emscripten.so", False),
     ("pyparsing/testing.py", False),                 # a module pyparsing imports, not a test
     ("matplotlib/mpl-data/fonts/ttf/DejaVuSans.ttf", False),
+    ("matplotlib/mpl-data/fonts/ttf/cmsy10.ttf", False),      # mathtext's fallback (E8)
     ("matplotlib/mpl-data/fonts/ttf/STIXGeneral.ttf", False),
     ("matplotlib/mpl-data/matplotlibrc", False),
 ])
@@ -110,6 +110,46 @@ def test_site_archive_is_deterministic_trimmed_and_compiled(tmp_path):
         assert live_archives.main(["s", "t", str(out1), str(wheel)]) == 2    # refuses to compile
 
 
+
+def test_pyodide_under_node_compiles_the_bytecode(tmp_path):
+    """Without a CPython 3.12, the build compiles live mode's bytecode with Pyodide's own
+    CPython 3.12 under Node.js (tools/pyodide_python.mjs; tools/sb_live.py ``compilers``):
+    the book's packages' zip gets 3.12 bytecode (magic number 3531), hash-based and unchecked,
+    that runs the module's code when a CPython 3.12 is here to load it."""
+    import shutil
+
+    import pyodide_dist
+
+    dist = pyodide_dist.cache_dir()
+    node = shutil.which("node")
+    if node is None or not (dist / "pyodide.mjs").is_file():
+        pytest.skip("needs Node.js and the cached Pyodide distribution (tools/pyodide_dist.py)")
+    book = tmp_path / "sb_packages.zip"
+    with zipfile.ZipFile(book, "w") as zf:
+        zf.writestr("pkg/__init__.py", "")
+        zf.writestr("pkg/m.py", "X = 6 * 7\ndef f():\n    return X + 1\n")
+    run = subprocess.run([node, str(ROOT / "tools" / "pyodide_python.mjs"), str(dist),
+                          str(ROOT / "tools" / "live_archives.py"), "--packages", str(book)],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "bytecode of 2 modules" in run.stdout
+    with zipfile.ZipFile(book) as zf:
+        pyc = zf.read("pkg/__pycache__/m.cpython-312.pyc")
+        assert zf.read("pkg/m.py").startswith(b"X = 6 * 7")        # the source stays
+    assert pyc[:4] == (3531).to_bytes(2, "little") + b"\r\n", pyc[:4]   # CPython 3.12's
+    assert int.from_bytes(pyc[4:8], "little") == 0b01             # hash-based, unchecked
+    sys.path.insert(0, str(ROOT / "tools"))
+    import sb_live
+
+    exe = sb_live.python312()
+    if exe is not None:                  # a native 3.12 runs what Pyodide compiled
+        (tmp_path / "m.pyc").write_bytes(pyc)
+        out = subprocess.run([exe, "-c", "import marshal, sys; ns = {}; "
+                              "exec(marshal.loads(open(sys.argv[1], 'rb').read()[16:]), ns); "
+                              "print(ns['f']())", str(tmp_path / "m.pyc")],
+                             capture_output=True, text=True)
+        assert out.stdout.strip() == "43", out.stderr
+
 _EXERCISE = r"""
 import json, sys
 sys.path.insert(0, sys.argv[1])
@@ -117,7 +157,23 @@ import importlib.util
 spec = importlib.util.spec_from_file_location("sb_live", sys.argv[1] + "/widgets/live.py")
 m = importlib.util.module_from_spec(spec); sys.modules["sb_live"] = m; spec.loader.exec_module(m)
 assert m.install_ipywidgets_stand_in(force=True)
+import logging, os
 from matplotlib import font_manager
+sys.path.insert(0, sys.argv[1] + "/tools")
+import live_archives
+# the font list live mode gives matplotlib (kept_fonts): what the archive leaves out is not there
+data = os.path.dirname(os.path.dirname(os.path.dirname(font_manager.findfont("DejaVu Sans"))))
+fm = font_manager.fontManager
+fm.ttflist = [e for e in fm.ttflist if not (os.path.abspath(e.fname).startswith(data + os.sep)
+              and live_archives.trimmed("matplotlib/mpl-data/" + os.path.relpath(e.fname, data)))]
+fm.afmlist = [e for e in fm.afmlist if not (os.path.abspath(e.fname).startswith(data + os.sep)
+              and live_archives.trimmed("matplotlib/mpl-data/" + os.path.relpath(e.fname, data)))]
+fm._findfont_cached.cache_clear()
+fallbacks = []
+class Catch(logging.Handler):
+    def emit(self, record):
+        fallbacks.append(record.getMessage())
+logging.getLogger("matplotlib.font_manager").addHandler(Catch(logging.WARNING))
 fonts = set()
 ORIGINAL = font_manager.get_font
 def spy(paths, *a, **k):
@@ -136,7 +192,8 @@ for name, cases in json.loads(sys.argv[2]).items():
             m.LIVE.pixels(h)
         m.LIVE.close(h)
 files = [getattr(mod, "__file__", None) for mod in list(sys.modules.values())]
-print(json.dumps({"modules": [f for f in files if f], "fonts": sorted(fonts)}))
+print(json.dumps({"modules": [f for f in files if f], "fonts": sorted(fonts),
+                  "fallbacks": sorted(set(fallbacks))}))
 """
 
 
@@ -177,6 +234,9 @@ def test_experiments_use_nothing_the_archive_leaves_out():
     assert any(f.endswith("DejaVuSans.ttf") for f in fonts), got["fonts"]
     rel = ["matplotlib/mpl-data/" + Path(f).relative_to(data).as_posix() for f in fonts]
     assert not [r for r in rel if live_archives.trimmed(r)], rel
+    # with live mode's font list, no figure asks for a font that is not there (a fallback is a
+    # warning in the browser's console and a glyph unlike the book's frames)
+    assert not got["fallbacks"], got["fallbacks"]
 
 
 def test_packages_zip_carries_the_robot_files_as_package_data(tmp_path, monkeypatch):
@@ -186,7 +246,7 @@ def test_packages_zip_carries_the_robot_files_as_package_data(tmp_path, monkeypa
     import sb_live
 
     monkeypatch.setattr(sb_live, "fitted_limits", lambda: [])
-    monkeypatch.setattr(sb_live, "python312", lambda: None)
+    monkeypatch.setattr(sb_live, "compilers", lambda *a, **k: [])
     dest = sb_live.packages_zip(tmp_path / "sb_packages.zip", ROOT / "tools" / "pyodide-0.27.7-fontlist-v330.json")
     site = tmp_path / "site"
     with zipfile.ZipFile(dest) as zf:

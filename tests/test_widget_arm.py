@@ -69,8 +69,26 @@ def _state_of(st):
     return q, st["rate"] * QD_DEMO
 
 
+def view_toward(elev, azim):
+    """The unit vector toward the viewer at elevation ``elev``, azimuth ``azim`` (deg)."""
+    e, a = np.deg2rad(elev), np.deg2rad(azim)
+    return np.array([np.cos(e) * np.cos(a), np.cos(e) * np.sin(a), np.sin(e)])
+
+
+def screen(ax, points):
+    """3-D points (n, 3) where the 3-D axes' projection ax.M puts them (its 2-D data coords)."""
+    p = np.asarray(points, float)
+    h = np.asarray(ax.M) @ np.vstack([p.T, np.ones(len(p))])
+    return (h[:2] / h[3]).T
+
+
+def _xy(line):
+    return np.column_stack(line.get_data()).astype(float)
+
+
 def _close(a, b):
-    np.testing.assert_allclose(np.asarray(a, float), np.asarray(b, float), rtol=RTOL, atol=ATOL)
+    np.testing.assert_allclose(np.asarray(a, float), np.asarray(b, float), rtol=RTOL, atol=ATOL,
+                               equal_nan=True)
 
 
 def check(e, st):
@@ -84,18 +102,33 @@ def check(e, st):
         _close(st[key], ref[key])
     _close(st["H_diag"], np.diag(ref["H"]))
     _close(st["kinetic_energy"], 0.5 * qd @ ref["H"] @ qd)
-    # drawn: the bars, the heat map, the arm, the hand, its velocity arrow and the screw axis
+    # drawn: the bars, the heat map, and in the 3-D view the arm, the hand, its velocity arrow
+    # and the screw axis, each where the view's projection puts MuJoCo's points
     _close(e.bar_heights(0)[0], ref["G"])
     _close(e.bar_heights(1)[0], ref["C_v"])
     _close(np.asarray(e.im.get_array()).reshape(7, 7), ref["H"])
-    o = ref["origins"]
-    _close(np.array(e.arm.get_data_3d()).T, np.vstack([o, ref["hand"]]))
-    _close(np.array(e.joints.get_data_3d()).T, o[1:])
-    _close(np.array(e.hand.get_data_3d()).T, ref["hand"][None])
+    ax, toward = e.ax3d, view_toward(st["elev"], st["azim"])
+    assert (ax.elev, ax.azim) == (st["elev"], st["azim"])
+    np.testing.assert_allclose(ax.M, ax.get_proj(), rtol=0, atol=1e-12)   # the view drawn
+    # an orthographic view along `toward`: a step toward the viewer does not move the picture
+    p = np.array([[0.3, -0.2, 0.5]])
+    _close(screen(ax, p + 0.7 * toward), screen(ax, p))
+    o = np.vstack([ref["origins"], ref["hand"]])
+    segs = np.stack([o[:-1], o[1:]], axis=1)
+    order = np.argsort(segs.mean(axis=1) @ toward, kind="stable")     # far to near
+    drawn = np.asarray(e.links.lines.get_segments())
+    _close(drawn[0::2], drawn[1::2])                                  # edge under core
+    _close(np.array(drawn[0::2]).reshape(-1, 2), screen(ax, segs[order].reshape(-1, 3)))
+    _close(_xy(e.joints.line), screen(ax, o[1:-1]))
+    _close(_xy(e.hand.line), screen(ax, ref["hand"][None]))
     seg = ref["axis_point"] + np.outer([-AXIS_HALF, AXIS_HALF], ref["axis_direction"])
-    _close(np.array(e.axis_line.get_data_3d()).T, seg)
-    _close(np.array(e.v_arrow.get_data_3d()),
-           np.array(arrow_segments_3d(ref["hand"], ref["v_hand"], ARROW_V, side=(0.0, 0.0, 1.0))))
+    _close(_xy(e.axis_line.line), screen(ax, seg))
+    # the arrow of v, ARROW_V m per m/s, its head in the plane facing the viewer
+    arrow = np.stack(arrow_segments_3d(ref["hand"], ref["v_hand"], ARROW_V,
+                                       side=np.cross(toward, ref["v_hand"])), axis=1)
+    _close(_xy(e.v_arrow.line), screen(ax, arrow))
+    across = arrow[3] - arrow[5]               # from one barb to the other: across the view
+    assert abs(across @ toward) < 1e-12 and abs(across @ ref["v_hand"]) < 1e-12
     # the invariants: H symmetric positive definite, the twist the same screw in both forms
     H = np.asarray(st["H"])
     assert np.allclose(H, H.T, atol=1e-14) and np.linalg.eigvalsh(H).min() > 0
@@ -195,3 +228,41 @@ def test_stored_axis_limits_are_the_fitted_ones():
     from widgets import arm
 
     assert (arm.H_LIM, arm.G_LIM, arm.C_LIM) == arm._limits_over_the_ranges()
+
+
+def test_stored_reach_is_the_fitted_one():
+    """REACH (the radius of the ball the 3-D view shows) is stored like H_LIM: it must stay what
+    the seeded sweep over the joint ranges gives, or the arm could leave the view."""
+    from widgets import arm
+
+    assert arm.REACH == arm._reach_over_the_ranges()
+
+
+def test_the_view_turns_the_picture_and_changes_no_number():
+    """Azimuth and elevation move every 3-D artist and no number; at every view and at random
+    poses everything drawn of the arm stays inside the 3-D axes (the ball fits the square)."""
+    e = EXPERIMENTS["arm_explorer"]()
+    try:
+        before = e.state()
+        png = e.frames(values=[before["q2"]])[0]
+        rng = np.random.default_rng(11)
+        for _ in range(6):
+            q = rng.uniform(np.rad2deg(LIMITS[:, 0]), np.rad2deg(LIMITS[:, 1])).round()
+            view = dict(azim=float(rng.choice(np.arange(-180, 181, 5))),
+                        elev=float(rng.choice(np.arange(-30, 91, 5))))
+            e.set(**{f"q{i + 1}": float(v) for i, v in enumerate(q)}, rate=2.0, **view)
+            st = e.state()
+            check(e, st)
+            box = e.ax3d.bbox
+            for xy in (np.asarray(e.links.lines.get_segments()).reshape(-1, 2), _xy(e.hand.line),
+                       _xy(e.v_arrow.line)):
+                px = e.ax3d.transData.transform(xy[np.isfinite(xy).all(axis=1)])
+                assert np.all((px >= (box.x0, box.y0)) & (px <= (box.x1, box.y1)))
+            e.set(azim=float(-view["azim"]) if view["azim"] else 90.0)
+            turned = e.state()
+            assert {k: v for k, v in turned.items() if k != "azim"} == \
+                   {k: v for k, v in st.items() if k != "azim"}
+        e.set(**{k: before[k] for k in e.values()})
+        assert e.frames(values=[before["q2"]])[0] == png
+    finally:
+        e.close()

@@ -1,4 +1,4 @@
-"""Physics tests of E1, the velocity field of the revolving door (widgets/velocity_field.py,
+"""Physics tests of E1, the velocity field of the hinged door (widgets/velocity_field.py,
 book chapter 1).  ``check`` and ``DEGENERATE`` also drive the shared sweeps of tests/test_widgets.py.
 """
 

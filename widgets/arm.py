@@ -6,7 +6,9 @@ notebook and in the browser) is read by
 spatialbook:
 
 - the pose of every body, ^iX_0 = X_J(q_i) X_T,i ^(parent)X_0, composed joint by joint with
-  ``sb.motion_transform``: the link origins (the joint anchors) drawn as a polyline;
+  ``sb.motion_transform``: the link origins (the joint anchors) joined by thick bars, the
+  figure's main view, which the reader turns (azimuth, elevation; the 3-D parts of
+  ``widgets/parts.py`` project it, so a turn only blits);
 - the hand's spatial velocity for the joint rates q̇ = s q̇_demo (s the rate slider): the sum of
   the joints' motion subspaces carried to one frame, V = Σ ^0X_i S_i q̇_i, in space form (about
   the world origin, world axes, Modern Robotics' V_s) and body form (flange origin, flange axes,
@@ -29,7 +31,8 @@ import spatialbook as sb
 
 from .style import COLORS
 from .controls import Slider
-from .parts import Bars, Series, arrow_segments_3d
+from .parts import (Arrow3D, Bars, Polyline3D, Series, Triad, Tubes3D, bare_3d_axes,
+                    circle_3d, turn_view)
 from .limits import nice_limit
 from .readouts import fmt_number
 from .experiment import Experiment
@@ -71,6 +74,7 @@ QD_DEMO = np.array([0.5, -0.4, 0.6, 0.8, -0.6, 0.9, 1.0])
 #: Franka's "ready" pose (deg), the sliders' defaults
 READY = (0.0, -45.0, 0.0, -135.0, 0.0, 90.0, 45.0)
 RATE = 1.5          # the rate scale's default
+ELEV, AZIM = 20.0, -55.0   # deg: the view's defaults (the figure's view before it could turn)
 AXIS_HALF = 0.35      # m: the screw axis is drawn this far either side of its point nearest the hand
 ARROW_V = 0.25        # drawn m per m/s: the hand's linear velocity
 
@@ -90,23 +94,24 @@ def parts(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def body_transforms(q) -> np.ndarray:
-    """^iX_0 of every body (world coordinates -> body i's), shape (7, 6, 6), at joint angles q
-    (rad): ^iX_0 = X_J(q_i) X_T,i ^(parent)X_0, with X_J = motion_transform(Rot(n_i, q_i), 0)."""
-    q = np.asarray(q, float)[:, None, None]
+    """^iX_0 of every body (world coordinates -> body i's), shape (..., 7, 6, 6), at joint
+    angles q (rad, shape (..., 7)): ^iX_0 = X_J(q_i) X_T,i ^(parent)X_0, with
+    X_J = motion_transform(Rot(n_i, q_i), 0)."""
+    q = np.asarray(q, float)[..., None, None]
     R_J = np.eye(3) + np.sin(q) * _K + (1.0 - np.cos(q)) * _KK     # Rodrigues, all joints at once
-    X_J = sb.motion_transform(R_J, np.zeros((N, 3)))
-    out = np.empty((N, 6, 6))
+    X_J = sb.motion_transform(R_J, np.zeros(R_J.shape[:-1]))
+    out = np.empty(X_J.shape)
     for i in range(N):
-        X = X_J[i] @ _XT[i]
+        X = X_J[..., i, :, :] @ _XT[i]
         p = PANDA.parents[i]
-        out[i] = X if p < 0 else X @ out[p]
+        out[..., i, :, :] = X if p < 0 else X @ out[..., p, :, :]
     return out
 
 
 def space_jacobian(X0: np.ndarray) -> np.ndarray:
-    """J_s (6 x 7): column i is joint i's motion subspace carried to world coordinates,
+    """J_s (..., 6, 7): column i is joint i's motion subspace carried to world coordinates,
     ^0X_i S_i, so that the hand's spatial velocity about the world origin is V_s = J_s q̇."""
-    return np.einsum("kij,kj->ik", sb.inverse_transform(X0), PANDA.axes)
+    return np.einsum("...kij,kj->...ik", sb.inverse_transform(X0), PANDA.axes)
 
 
 def _span(lo, hi, step=1.0):
@@ -116,11 +121,19 @@ def _span(lo, hi, step=1.0):
 CONTROLS = tuple(
     Slider(f"q{i + 1}", f"q{'₁₂₃₄₅₆₇'[i]} (deg)", *_span(*LIMITS[i]), 1.0, READY[i], ".0f")
     for i in range(N)
-) + (Slider("rate", "q̇ scale s (q̇ = s q̇_demo)", 0.1, 2.0, 0.1, RATE, ".1f"),)
+) + (
+    Slider("rate", "q̇ scale s (q̇ = s q̇_demo)", 0.1, 2.0, 0.1, RATE, ".1f"),
+    Slider("azim", "view azimuth (deg)", -180.0, 180.0, 5.0, AZIM, ".0f",
+           hint="turns the picture about the vertical; no number depends on the view"),
+    Slider("elev", "view elevation (deg)", -30.0, 90.0, 5.0, ELEV, ".0f",
+           hint="tilts the picture (90: from above); no number depends on the view"),
+)
 
 
-def scene(q1=0.0, q2=-45.0, q3=0.0, q4=-135.0, q5=0.0, q6=90.0, q7=45.0, rate=1.5) -> dict:
-    """Poses, H, G, C_v, the hand's twist and its screw axis, all from spatialbook."""
+def scene(q1=0.0, q2=-45.0, q3=0.0, q4=-135.0, q5=0.0, q6=90.0, q7=45.0, rate=1.5,
+          azim=AZIM, elev=ELEV) -> dict:
+    """Poses, H, G, C_v, the hand's twist and its screw axis, all from spatialbook.  The view
+    (``azim``, ``elev``, deg) changes only how the figure is projected, no number."""
     q = np.deg2rad([q1, q2, q3, q4, q5, q6, q7])
     qd = rate * QD_DEMO
     zero = np.zeros(N)
@@ -170,14 +183,46 @@ def _limits_over_the_ranges(samples: int = 2000, seed: int = 0) -> tuple[float, 
 # dynamics of 2000 poses in WebAssembly numpy, which has no BLAS), for one chapter's figure.
 H_LIM, G_LIM, C_LIM = 4.0, 60.0, 15.0
 TICKS = tuple(str(i + 1) for i in range(N))
+#: the view's centre (m): joint 2's anchor, the shoulder, which no joint moves
+CENTER = parts(body_transforms(np.zeros(N))[1])[1]
 
-# the wide figure (660 x 340 px) in figure fractions: 3-D arm | H and its colour bar | G over C_v
-ARM_RECT = (0.0, 0.0, 0.37, 0.80)
-H_RECT = (0.445, 0.19, 0.22, 0.22 * 660 / 340)              # square in pixels
-CBAR_RECT = (0.678, 0.19, 0.018, 0.22 * 660 / 340)
+
+def _reach_over_the_ranges(samples: int = 3000, seed: int = 0) -> float:
+    """The radius (m, rounded up to 5 cm with 2 % head room) of the ball about ``CENTER`` that
+    holds everything drawn of the arm (base, joint anchors, hand, the tip of the hand's velocity
+    arrow at the largest rate) over seeded random poses in the joint ranges: the 3-D view shows
+    this ball, so the arm never leaves it whatever the pose or the view (the screw axis, which
+    can run far from the arm, is cut at the view's edge)."""
+    rng = np.random.default_rng(seed)
+    lo, hi = np.array([(c.min, c.max) for c in CONTROLS[:N]]).T
+    q = np.deg2rad(rng.uniform(lo, hi, (samples, N)))
+    X0 = body_transforms(q)                                        # the scene's route, batched
+    X_h0 = X_HAND @ X0[:, -1]
+    p_h = parts(X_h0)[1]
+    V_s = space_jacobian(X0) @ (CONTROLS[N].max * QD_DEMO)
+    tip = p_h + ARROW_V * sb.shift_twist(V_s, p_h)[:, 3:]
+    pts = np.concatenate([parts(X0)[1], p_h[:, None], tip[:, None]], axis=1)
+    far = float(np.max(np.linalg.norm(pts - CENTER, axis=-1)))
+    return float(np.ceil(1.02 * far / 0.05) * 0.05)
+
+
+#: the radius of the ball the view shows (m): _reach_over_the_ranges(), stored (as H_LIM)
+REACH = 1.1
+FLOOR_R, FLOOR_STEP = 0.75, 0.25    # m: the floor's disc about the base and its grid spacing
+TRIAD_AT = np.array([0.0, -0.55, 0.0])   # m: where the world axes are drawn, on the floor
+
+# the wide figure (660 x 490 px), in figure fractions: the arm's square view (414 px a side once
+# fit_wide_layout has kept its legend inside: 53 % of the figure, 60 % with the legend above it)
+# on the left; H, its colour bar and the bars of G and C_v stacked on the right.  The phone
+# layout stacks the two columns.
+FIGSIZE = (6.6, 4.9)
+_W, _H = 660.0, 490.0
+ARM_RECT = (0.0, 0.0, 420 / _W, 420 / _H)
+H_RECT = (470 / _W, 330 / _H, 126 / _W, 126 / _H)          # square in pixels
+CBAR_RECT = (602 / _W, 330 / _H, 10 / _W, 126 / _H)
 CBAR_TICKS = (-1.0, -0.1, 0.0, 0.1, 1.0)                     # kg m², on the symlog colour bar
-BARS_G_RECT = (0.835, 0.6, 0.15, 0.26)
-BARS_C_RECT = (0.835, 0.09, 0.15, 0.26)
+BARS_G_RECT = (476 / _W, 178 / _H, 176 / _W, 80 / _H)
+BARS_C_RECT = (476 / _W, 46 / _H, 176 / _W, 80 / _H)
 
 
 class ArmExplorer(Experiment):
@@ -185,10 +230,12 @@ class ArmExplorer(Experiment):
 
     name = "arm_explorer"
     title = "E11 the arm explorer: a 7-joint arm"
-    alt = ("Left: the seven-joint Franka Panda arm in three dimensions, its link origins joined by "
-           "a line with a dot at every joint, the hand's velocity arrow and the screw axis of the "
-           "hand's motion as a dash-dotted line. Middle: the 7 by 7 mass matrix H of the arm as "
-           "a heat map with fixed colours. Right: bars of the gravity torques G and of the "
+    alt = ("Left, most of the figure: the seven-joint Franka Panda arm in three dimensions, seen "
+           "from the azimuth and elevation of the view sliders, standing on a round floor grid "
+           "of 0.25 m squares; its links are thick grey bars, the joints blue discs, the hand a "
+           "red square with its velocity arrow in green, and the screw axis of the hand's "
+           "motion a dash-dotted line. Right, top: the 7 by 7 mass matrix H of the arm as a "
+           "heat map with fixed colours. Right, below: bars of the gravity torques G and of the "
            "velocity product torques C_v for every joint.")
     CONTROLS = CONTROLS
     READOUTS = (
@@ -204,40 +251,53 @@ class ArmExplorer(Experiment):
         ("hand position", "hand", "m"),
         ("T = ½ q̇ᵀH q̇", "kinetic_energy", "J"),
     )
-    # the unit in the title, not beside the axis: the narrow bars fit the figure's right edge
     BARS = (
-        Bars("gravity torques\nG(q) (N m)", "", "N m", TICKS,
+        Bars("gravity G(q) (N m)", "", "N m", TICKS,
              (Series("", "G", COLORS["orange"]),), rect=BARS_G_RECT, lim=G_LIM, legend=None),
-        Bars("velocity terms\nC_v(q, q̇) (N m)", "", "N m", TICKS,
+        Bars("velocity terms C_v (N m)", "", "N m", TICKS,
              (Series("", "C_v", COLORS["purple"]),), rect=BARS_C_RECT, lim=C_LIM, legend=None),
     )
     main_control = "q2"
     scene = staticmethod(scene)
+    figsize = FIGSIZE
 
     def _setup(self, fig):
         from matplotlib.colors import SymLogNorm
-        ax = fig.add_axes(ARM_RECT, projection="3d", computed_zorder=False)
-        ax.view_init(elev=20, azim=-55)
-        ax.set_xlim(-0.8, 0.8); ax.set_ylim(-0.8, 0.8); ax.set_zlim(-0.2, 1.2)
-        ax.set_box_aspect((1.6, 1.6, 1.4), zoom=1.15)
-        # 3 ticks per axis, none at the box's corners (where the x and y labels would meet)
-        ax.set_xticks([-0.5, 0, 0.5], ["−0.5", "0", "0.5"])
-        ax.set_yticks([-0.5, 0, 0.5], ["−0.5", "0", "0.5"])
-        ax.set_zticks([0, 0.5, 1.0], ["0", "0.5", "1"])
-        ax.tick_params(labelsize=8, pad=0)
-        ax.set_xlabel("x (m)", labelpad=2); ax.set_ylabel("y (m)", labelpad=2)
-        ax.set_zlabel("z (m)", labelpad=0)
-        ax.text2D(0.57, 0.95, "the Panda: joints (dots), hand (square),\n"
-                  f"hand velocity (green, 1 m/s ↦ {ARROW_V:g} m),\nscrew axis (dash-dot)",
-                  transform=ax.transAxes, ha="center", va="bottom", fontsize=9)
-        t = np.linspace(0, 2 * np.pi, 40)
-        ax.plot(0.1 * np.cos(t), 0.1 * np.sin(t), 0 * t, color=COLORS["door"], lw=2)   # the base
-        self.arm = self._moving(ax.plot([], [], [], "-", color=COLORS["door"], lw=4,
-                                        solid_capstyle="round")[0])
-        self.joints = self._moving(ax.plot([], [], [], "o", color=COLORS["blue"], ms=5)[0])
-        self.hand = self._moving(ax.plot([], [], [], "s", color=COLORS["vermillion"], ms=6)[0])
-        self.axis_line = self._moving(ax.plot([], [], [], "-.", color="black", lw=1.5)[0])
-        self.v_arrow = self._moving(ax.plot([], [], [], "-", color=COLORS["green"], lw=2)[0])
+        from matplotlib.lines import Line2D
+        ax = self.ax3d = bare_3d_axes(fig, ARM_RECT, CENTER, REACH, ELEV, AZIM)
+        view = ("azim", "elev")
+        # what only the view moves (floor, base, world axes): a layer redrawn when it turns
+        g = np.arange(-FLOOR_R, FLOOR_R + 1e-9, FLOOR_STEP)
+        h = np.sqrt(np.maximum(FLOOR_R ** 2 - g ** 2, 0.0))
+        nan = np.full_like(g, np.nan)
+        grid = np.vstack([np.stack([np.c_[g, g, nan], np.c_[-h, h, nan], 0 * np.c_[g, g, g]], -1),
+                          np.stack([np.c_[-h, h, nan], np.c_[g, g, nan], 0 * np.c_[g, g, g]], -1)])
+        self.floor_points = grid.reshape(-1, 3)
+        self.floor = Polyline3D(self, ax, "-", view, color=COLORS["grey"], lw=0.7, zorder=0)
+        self.rim = Polyline3D(self, ax, "-", view, color=COLORS["grey"], lw=1.2, zorder=0)
+        self.base = Polyline3D(self, ax, "-", view, color=COLORS["door"], lw=2.5, zorder=0.5)
+        self.world = Triad(self, ax, 0.2, depends=view)
+        # the arm: one thick bar per link, drawn far to near; joints, hand and arrows on top
+        self.links = Tubes3D(self, ax, "#BBBBBB", lw=7.0, edge=2.5, zorder=2.0)
+        self.joints = Polyline3D(self, ax, "o", color=COLORS["blue"], ms=7, mec="white",
+                                 mew=1.2, zorder=4)
+        self.hand = Polyline3D(self, ax, "s", color=COLORS["vermillion"], ms=8, mec="white",
+                               mew=1.2, zorder=4.5)
+        self.axis_line = Polyline3D(self, ax, "-.", color="black", lw=1.5, zorder=5)
+        self.v_arrow = Arrow3D(self, ax, ARROW_V, "m/s", COLORS["green"], "hand velocity v",
+                               lw=2.5, zorder=6)
+        handles = [Line2D([], [], color=COLORS["blue"], marker="o", mec="white", ls="",
+                          ms=7, label="joint"),
+                   Line2D([], [], color=COLORS["vermillion"], marker="s", ls="", ms=7,
+                          label="hand (flange)"),
+                   Line2D([], [], color=COLORS["green"], lw=2.5, label=self.v_arrow.label),
+                   Line2D([], [], color="black", ls="-.", lw=1.5, label="screw axis"),
+                   Line2D([], [], color=COLORS["grey"], lw=0.7,
+                          label=f"floor: {FLOOR_STEP * 100:g} cm squares")]
+        ax.legend(handles=handles, loc="lower center", bbox_to_anchor=(0.5, 0.99),
+                  ncols=1 if self.narrow else 2,
+                  fontsize=9, frameon=False, handlelength=1.6, columnspacing=1.0,
+                  borderaxespad=0.0, handletextpad=0.5, labelspacing=0.3)
 
         # the heat map square in pixels and its colour bar in its own axes just right of it
         # (not stolen from the map's box), so the two stay one panel in the phone layout
@@ -249,17 +309,17 @@ class ArmExplorer(Experiment):
         hx.set_xlim(0.5, N + 0.5); hx.set_ylim(N + 0.5, 0.5)        # row 1 on top
         hx.set_aspect("equal")
         hx.set_xticks(range(1, N + 1)); hx.set_yticks(range(1, N + 1))
-        hx.tick_params(length=0, labelsize=8, pad=2)
-        hx.set_xlabel("column j", fontsize=8, labelpad=2)
-        hx.set_ylabel("row i", fontsize=8, labelpad=2)
-        hx.set_title("mass matrix H(q)", fontsize=10)
+        hx.tick_params(length=0, labelsize=9, pad=2)
+        hx.set_xlabel("column j", fontsize=9, labelpad=1)
+        hx.set_ylabel("row i", fontsize=9, labelpad=2)
+        hx.set_title("mass matrix H(q)", fontsize=10, pad=4)
         cax = fig.add_axes(CBAR_RECT)
         cb = fig.colorbar(self.im, cax=cax)
         # ticks at a few decades only, written as plain numbers
         cb.set_ticks(list(CBAR_TICKS), labels=[f"{v:g}".replace("-", "−") for v in CBAR_TICKS])
         cb.ax.minorticks_off()
-        cb.set_label("kg m² (symmetric log)", fontsize=8, labelpad=1)
-        cb.ax.tick_params(labelsize=8, pad=2)
+        cb.set_label("kg m² (symmetric log)", fontsize=9, labelpad=1)
+        cb.ax.tick_params(labelsize=9, pad=2)
 
     def readout_table(self, scene=None):
         """Readouts plus H as a 7 x 7 table (its numbers live here, not in the figure)."""
@@ -277,12 +337,16 @@ class ArmExplorer(Experiment):
 
     def _draw(self, s):
         n, o = s["numbers"], s["origins"]
-        self.arm.set_data_3d(o[:, 0], o[:, 1], o[:, 2])
-        self.joints.set_data_3d(o[1:-1, 0], o[1:-1, 1], o[1:-1, 2])
-        h = o[-1]
-        self.hand.set_data_3d([h[0]], [h[1]], [h[2]])
-        a = s["axis_segment"]
-        self.axis_line.set_data_3d(a[:, 0], a[:, 1], a[:, 2])
-        self.v_arrow.set_data_3d(*arrow_segments_3d(h, n["v_hand"], ARROW_V, side=(0.0, 0.0, 1.0)))
+        v = self._drawn_values
+        toward = turn_view(self.ax3d, v["elev"], v["azim"])
+        self.floor.set(self.floor_points)
+        self.rim.set(circle_3d((0, 0, 0), (0, 0, 1), FLOOR_R))
+        self.base.set(circle_3d((0, 0, 0), (0, 0, 1), 0.1))
+        self.world.set(TRIAD_AT, np.eye(3), toward)
+        self.links.set(np.stack([o[:-1], o[1:]], axis=1), toward)
+        self.joints.set(o[1:-1])
+        self.hand.set(o[-1:])
+        self.axis_line.set(s["axis_segment"])
+        self.v_arrow.set(o[-1], n["v_hand"], toward)
         self.im.set_array(n["H"])
         return False

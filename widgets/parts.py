@@ -626,3 +626,209 @@ def _draw_curve(exp: "Experiment", j: int, c: Curve, d: SimpleNamespace, scene: 
             d.axes.set_ylim(0.0 if c.positive else -lim, lim)
             full = True
     return full
+
+
+# ------------------------------------------------------------------------ 3-D parts
+#
+# A 3-D view that the reader turns (E11's azimuth and elevation sliders) must not redraw the
+# background on each turn (50-150 ms).  So the 3-D axes is drawn bare (:func:`bare_3d_axes`: no
+# panes, grid, ticks or labels, which would turn with the view), everything in it is a moving
+# artist (or lies in a ``depends=`` layer of the view controls), and :func:`turn_view` gives the
+# axes the projection of the new view without drawing it.  The parts below project their 3-D
+# points themselves (:func:`project`, one matrix product) into plain 2-D artists of that axes:
+# matplotlib's own 3-D lines re-project through masked arrays on every draw, about 1 ms each,
+# and a 3-D text is measured by layouts at its unprojected place.  Each part has one ``set``
+# per change, called after ``turn_view``; ``.points`` keeps the 3-D points it was given.
+
+
+def bare_3d_axes(fig: Figure, rect: Sequence[float], center, radius: float, elev: float,
+                 azim: float):
+    """A 3-D axes with an orthographic projection and nothing of its own drawn (no panes, grid,
+    ticks or axis labels), showing the ball of ``radius`` (m) about ``center`` whole from every
+    direction: its box is the cube of that ball, at equal scales, and the zoom makes the ball's
+    outline (which an orthographic view draws the same from every side) nearly touch the axes'
+    square.  Everything inside the ball is therefore inside the axes at every view: fit the
+    ball once over every control (E11's ``REACH``), and 1 m is drawn the same length at every
+    view and pose, so an arrow's stated scale holds."""
+    ax = fig.add_axes(tuple(rect), projection="3d", computed_zorder=False, proj_type="ortho")
+    c = np.asarray(center, float)
+    ax.set_xlim(c[0] - radius, c[0] + radius)
+    ax.set_ylim(c[1] - radius, c[1] + radius)
+    ax.set_zlim(c[2] - radius, c[2] + radius)
+    # zoom 1 fits the cube's widest projection (sqrt(3) edges) in the square; the ball spans
+    # one edge from every side: zoom sqrt(3) would make it touch the square, 0.93 of that leaves
+    # room for mplot3d's 2-D view box, which is off centre by 1.4 % (-0.095 to 0.09)
+    ax.set_box_aspect((1.0, 1.0, 1.0), zoom=0.93 * math.sqrt(3.0))
+    ax.set_axis_off()
+    for axis in (ax.xaxis, ax.yaxis, ax.zaxis):         # measured by layouts only when visible
+        axis.set_visible(False)
+    turn_view(ax, elev, azim)
+    return ax
+
+
+def view_direction(elev: float, azim: float) -> np.ndarray:
+    """The unit vector from the scene toward the viewer of a 3-D axes at ``elev``, ``azim``
+    (degrees, matplotlib's ``view_init``), in data coordinates (equal scales):
+    (cos e cos a, cos e sin a, sin e).
+
+    >>> view_direction(90.0, 0.0).round(12)          # looking straight down
+    array([0., 0., 1.])
+    """
+    e, a = np.deg2rad(elev), np.deg2rad(azim)
+    return np.array([np.cos(e) * np.cos(a), np.cos(e) * np.sin(a), np.sin(e)])
+
+
+def turn_view(ax, elev: float, azim: float) -> np.ndarray:
+    """Turn a 3-D axes to ``elev``, ``azim`` (degrees) without drawing it: ``view_init`` and the
+    projection matrix its ``draw`` would compute (``ax.M``), which :func:`project` uses.  A blit
+    after it shows the new view; the cached background (a :func:`bare_3d_axes` has none of its
+    own) stays valid.  Returns :func:`view_direction`."""
+    ax.view_init(elev=elev, azim=azim)
+    ax.M = ax.get_proj()
+    ax.invM = np.linalg.inv(ax.M)
+    return view_direction(elev, azim)
+
+
+def project(ax, points) -> np.ndarray:
+    """(n, 2) of 3-D ``points`` (n, 3; NaN rows stay NaN: breaks in a polyline) projected by a
+    3-D axes' current view (``ax.M``, see :func:`turn_view`), in the axes' 2-D data coordinates
+    (``ax.transData``): where matplotlib's own 3-D artists would be drawn."""
+    p = np.asarray(points, float).reshape(-1, 3)
+    M = np.asarray(ax.M, float)
+    # elementwise, not a matrix product: the same bits in every process (BLAS kernels may
+    # round differently), so a frame's pixels are reproducible (tests/test_widget_live.py)
+    h = p[:, 0:1] * M[:, 0] + p[:, 1:2] * M[:, 1] + p[:, 2:3] * M[:, 2] + M[:, 3]
+    return h[:, :2] / h[:, 3:4]
+
+
+class Polyline3D:
+    """A 3-D polyline (NaN rows break it) as a 2-D line of a 3-D axes, any matplotlib line
+    style: ``Polyline3D(exp, ax, "-.", color="black", lw=1.5)``.  ``set(points)``, (n, 3) m.
+    Artist ``.line``; ``.points`` the last 3-D points."""
+
+    def __init__(self, exp, ax, style: str = "-", depends=None, **line):
+        self._ax = ax
+        self.points = np.zeros((0, 3))
+        from matplotlib.lines import Line2D
+        # a plain 2-D line (a 3-D axes' plot() would make a Line3D that projects itself)
+        marker = style if style in "ospD^v.x+*" else "None"
+        ls = "None" if marker != "None" else style
+        self.line = exp._moving(ax.add_line(Line2D([], [], linestyle=ls, marker=marker, **line)),
+                                depends)
+
+    def set(self, points) -> None:
+        self.points = np.asarray(points, float).reshape(-1, 3)
+        xy = project(self._ax, self.points)
+        self.line.set_data(xy[:, 0], xy[:, 1])
+
+
+class Tubes3D:
+    """Straight 3-D segments drawn with width, as tubes seen from the side: each a core ``lw``
+    points wide over a darker edge ``edge`` points wider, round ends, drawn far to near (the
+    painter's order along the view direction), so a link passing in front hides the one behind.
+    One ``LineCollection`` (edge, core, edge, core, ...): ``set(segments, toward)``, segments
+    (n, 2, 3) m, ``toward`` from :func:`turn_view`.  Artist ``.lines``; ``.points`` the
+    segments as given; ``.order`` the drawing order (indices into them)."""
+
+    def __init__(self, exp, ax, color: str, lw: float = 7.0, edge: float = 2.5,
+                 edge_color: str = "#222222", zorder: float = 2.0, depends=None):
+        from matplotlib.collections import LineCollection
+        self._ax, self._lw, self._edge = ax, lw, edge
+        self._colors = (edge_color, color)
+        self.points = np.zeros((0, 2, 3))
+        self.order = np.zeros(0, int)
+        lines = LineCollection([], capstyle="round", joinstyle="round", zorder=zorder)
+        # a 3-D axes asks every collection in it to project itself when it draws: this one is
+        # projected by set() already (matplotlib 3.8 to 3.11 call it with no argument)
+        lines.do_3d_projection = lambda: np.inf
+        self.lines = exp._moving(ax.add_collection(lines, autolim=False), depends)
+
+    def set(self, segments, toward) -> None:
+        from matplotlib.colors import to_rgba_array
+        self.points = np.asarray(segments, float).reshape(-1, 2, 3)
+        n = len(self.points)
+        self.order = np.argsort(self.points.mean(axis=1) @ np.asarray(toward, float),
+                                kind="stable")
+        xy = project(self._ax, self.points[self.order]).reshape(n, 2, 2)
+        self.lines.set_segments(np.repeat(xy, 2, axis=0))
+        self.lines.set_linewidths(np.tile([self._lw + self._edge, self._lw], n))
+        self.lines.set_colors(np.tile(to_rgba_array(self._colors), (n, 1)))
+
+
+class Arrow3D:
+    """A vector drawn from a point, ``scale`` m per unit of ``unit``, its head in the plane
+    facing the viewer (so it never collapses to a line, whatever the view).  ``label`` is the
+    legend's text with the scale: "v (1 m/s ↦ 0.25 m)".  ``set(start, vector, toward)``:
+    ``toward`` is :func:`view_direction` (what :func:`turn_view` returns).  Artist ``.line``
+    (shaft and head as one polyline, see :func:`arrow_segments_3d`), ``.points`` its 3-D points."""
+
+    def __init__(self, exp, ax, scale: float, unit: str, color: str, label: str = "",
+                 lw: float = 2.0, head: float = 0.25, zorder: float = 5.0, depends=None):
+        self.scale, self.head = scale, head
+        self.label = f"{label} (1 {unit} ↦ {scale:g} m)" if label else ""
+        self._line = Polyline3D(exp, ax, "-", depends, color=color, lw=lw, zorder=zorder,
+                                solid_capstyle="round", label=self.label)
+        self.line = self._line.line
+
+    @property
+    def points(self) -> np.ndarray:
+        return self._line.points
+
+    def segments(self, start, vector, toward) -> np.ndarray:
+        """The drawn points (n, 3), NaN-separated: the head's side is ``toward`` × ``vector``."""
+        side = np.cross(np.asarray(toward, float), np.asarray(vector, float))
+        return np.stack(arrow_segments_3d(start, vector, self.scale, self.head, side=side), axis=1)
+
+    def set(self, start, vector, toward) -> None:
+        self._line.set(self.segments(start, vector, toward))
+
+
+def circle_3d(center, normal, radius: float, n: int = 49) -> np.ndarray:
+    """(n, 3) points of the circle of ``radius`` about ``center`` in the plane normal to
+    ``normal`` (closed: the last point is the first); draw it with :class:`Polyline3D`.
+
+    >>> np.linalg.norm(circle_3d((0, 0, 1), (0, 0, 2), 0.5) - (0, 0, 1), axis=1).round(12).max()
+    np.float64(0.5)
+    """
+    k = np.asarray(normal, float) / np.linalg.norm(normal)
+    u = np.cross(k, [1.0, 0.0, 0.0] if abs(k[0]) < 0.9 else [0.0, 1.0, 0.0])
+    u /= np.linalg.norm(u)
+    t = np.linspace(0.0, 2.0 * np.pi, n)[:, None]
+    return np.asarray(center, float) + radius * (np.cos(t) * u + np.sin(t) * np.cross(k, u))
+
+
+class Triad:
+    """A frame's three axes as arrows of ``length`` m from its origin (x, y, z in vermillion,
+    green, blue), each labelled just beyond its tip; ``set(origin, R, toward)`` with R the
+    frame's axes in world coordinates (columns).  Artists ``.arrows`` (three :class:`Arrow3D`),
+    ``.labels`` (three 2-D texts placed by :func:`project`, left out of layouts)."""
+
+    COLORS = ("vermillion", "green", "blue")
+
+    def __init__(self, exp, ax, length: float = 0.2, names=("x", "y", "z"), fontsize=9,
+                 depends=None):
+        self.length, self._ax = length, ax
+        self.arrows = [Arrow3D(exp, ax, length, "", COLORS[c], lw=1.8, head=0.3, depends=depends)
+                       for c in self.COLORS]
+        self.labels = [exp._moving(ax.text2D(0, 0, n, transform=ax.transData, color=COLORS[c],
+                                             fontsize=fontsize, ha="center", va="center",
+                                             in_layout=False), depends)
+                       for n, c in zip(names, self.COLORS)]
+
+    def set(self, origin, R, toward) -> None:
+        """Move the arrows and labels.  A label is hidden where its axis points within 30° of
+        the viewer (drawn shorter than half its length, its tip near the origin) or where it
+        would come closer than two font sizes to a label shown before it: no two overlap."""
+        o, R = np.asarray(origin, float), np.asarray(R, float)
+        ax = self._ax
+        tips = project(ax, o + 1.35 * self.length * R.T)
+        pt = ax.transData.transform(tips) * (72.0 / ax.figure.dpi)     # points: any dpi
+        shown: list = []
+        for i, (arrow, text) in enumerate(zip(self.arrows, self.labels)):
+            arrow.set(o, R[:, i], toward)
+            text.set_position(tips[i])
+            ok = (abs(R[:, i] @ toward) < math.cos(math.radians(30.0))
+                  and all(np.linalg.norm(pt[i] - q) > 2.0 * text.get_fontsize() for q in shown))
+            text.set_visible(bool(ok))
+            if ok:
+                shown.append(pt[i])

@@ -1,4 +1,4 @@
-"""E1 — the velocity field of the revolving door, seen from above (book chapter 1).
+"""E1 — the velocity field of the hinged door, seen from above (book chapter 1).
 
 The door turns about its fixed vertical hinge O (the origin) at omega e_z, so its twist at O
 is V_O = [0, 0, omega; 0, 0, 0].  That one 6-vector fixes the velocity of every point of
@@ -89,7 +89,7 @@ class VelocityField(Experiment):
     """E1: arrows of v(x) = v_O + ω × x over the door's plane, two material points, one probe."""
 
     name = "velocity_field"
-    title = "E1 velocity field of the revolving door"
+    title = "E1 velocity field of the hinged door"
     alt = ("Top view of a door turning about its hinge: grey arrows show the velocity field, "
            "coloured arrows the velocity of a near and a far material point and of a fixed probe; "
            "right: speed grows linearly with distance from the hinge.")

@@ -88,12 +88,28 @@
     return booting;
   }
 
-  function create(id, name, narrow, values) {
+  // ``swept`` (optional): {name, shown}, the player's swept control and the value its slider
+  // shows; the worker sets it on the experiment before the first drawing (sb_worker.js
+  // ``onScreen``), so the first live frame is the frame on screen, not the base settings.
+  function create(id, name, narrow, values, swept) {
     return new Promise(function (resolve, reject) {
       creating[id] = { resolve: resolve, reject: reject };
       worker.postMessage({ type: "create", id: id, name: name, narrow: narrow, values: values,
-                           scale: pixelScale() });
+                           swept: swept || null, scale: pixelScale() });
     });
+  }
+
+  // The frame on screen of a static player: its recorded settings and the swept control at
+  // the value its slider shows now.
+  function onScreen(player) {
+    var shown = (player.querySelector(".sb-value") || {}).textContent;
+    var name = player.getAttribute("data-sb-control");
+    return { settings: player.getAttribute("data-sb-settings") || "{}",
+             swept: name && shown !== undefined ? { name: name, shown: shown } : null };
+  }
+
+  function sameScreen(a, b) {
+    return a.settings === b.settings && JSON.stringify(a.swept) === JSON.stringify(b.swept);
   }
 
   function decimals(fmt, step) {
@@ -273,19 +289,23 @@
     this.relayingOut = true;
     delete experiments[this.id];
     // an update in flight for the old layout is dropped; changes made meanwhile are sent next
-    var done = function () {
+    var done = function (drawn) {
       experiments[self.id] = self;
       self.relayingOut = false;
       self.inflight = null;
       if (self.pending !== null) { self.send(); } else { self.busy = false; }
+      // the width may have changed again while this layout was drawn (a resize there and
+      // back): resizes were ignored meanwhile, so look again (issue 33: the phone layout stayed
+      // in a desktop column)
+      if (drawn) { self.relayout(); }
     };
     create(this.id, this.name, narrow, this.values()).then(function (m) {
       self.layout(m.info);
       self.paint(m);
-      done();
+      done(true);
     }, function (e) {
       console.warn("sb_live: " + e.message);
-      done();
+      done(false);
     });
   };
 
@@ -429,10 +449,10 @@
       await boot();
       var t1 = performance.now();
       show({ phase: "step", step: "drawing" });
-      var prep = prepared[button.id], id, m = null;
+      var prep = prepared[button.id], id, m = null, screen = onScreen(player);
       delete prepared[button.id];
       if (prep && prep.narrow === wantNarrow(player) && prep.scale === pixelScale() &&
-          prep.settings === player.getAttribute("data-sb-settings")) {
+          sameScreen(prep.screen, screen)) {
         id = prep.id;                      // drawn by the warm start
         m = await prep.frame.catch(function () { return null; });
       } else if (prep) {                   // drawn for another layout or frame: dropped
@@ -442,7 +462,7 @@
       if (!m) {
         id = counter++;
         m = await create(id, button.getAttribute("data-sb-experiment"), wantNarrow(player),
-                         JSON.parse(player.getAttribute("data-sb-settings") || "{}"));
+                         JSON.parse(screen.settings), screen.swept);
       }
       var exp = new Experiment(id, button, m.info);
       exp.warmed = !!(prep && prep.id === id);    // the picture the warm start drew
@@ -458,7 +478,8 @@
       button.parentNode.parentNode.insertBefore(exp.root, button.parentNode.nextSibling);
       exp.firstFrameAt = performance.now();
       exp.firstFrameMs = exp.firstFrameAt - t0;
-      // the frame being looked at may differ from the settings the frames were drawn with
+      // drawn at the frame on screen; a slider's value the worker rounded otherwise than the
+      // page's slider does is sent again (not expected: both keep to the step grid)
       if (JSON.stringify(exp.values()) !== JSON.stringify(m.info.values)) {
         exp.request(performance.now());
       }
@@ -477,7 +498,12 @@
       }
       player.setAttribute("data-sb-live", "1");
       remember(true);
+      // every change of the column's width (a window resize, or the page's own layout: a
+      // sidebar shown or hidden), not only the window's resize events
       window.addEventListener("resize", function () { exp.relayout(); });
+      if (typeof ResizeObserver === "function") {
+        new ResizeObserver(function () { exp.relayout(); }).observe(player);
+      }
       return exp;
     } catch (e) {
       console.warn("sb_live: " + (e && e.message ? e.message : e));
@@ -498,7 +524,7 @@
   // bar's hint says so and offers to stop it; a reader who never started live mode gets
   // nothing of this (the page loads no live file before a click).
   var WARM_KEY = "sb-live-warm";
-  var prepared = {};         // button id -> {id, narrow, scale, frame: Promise}: drawn by warm()
+  var prepared = {};         // button id -> {id, narrow, scale, screen, frame: Promise}: drawn by warm()
 
   function remember(on) {
     try {
@@ -551,9 +577,9 @@
         if (b.getAttribute("data-sb-live") || prepared[b.id]) { return null; }
         var player = b.closest(".sb-frame-player");
         var prep = { id: counter++, narrow: wantNarrow(player), scale: pixelScale(),
-                     settings: player.getAttribute("data-sb-settings") };
+                     screen: onScreen(player) };
         prep.frame = create(prep.id, b.getAttribute("data-sb-experiment"), prep.narrow,
-                            JSON.parse(prep.settings || "{}"));
+                            JSON.parse(prep.screen.settings), prep.screen.swept);
         prepared[b.id] = prep;
         return prep.frame;
       }).filter(Boolean);

@@ -9,7 +9,7 @@
  * when it is first imported, not before); then it runs widgets/live.py, reporting each step.
  * After that it answers the page's messages:
  *
- *   {type: "create", id, name, narrow, values, scale}  -> {type: "frame", id, info, ...}
+ *   {type: "create", id, name, narrow, values, swept, scale}  -> {type: "frame", id, info, ...}
  *   {type: "update", id, values}                -> {type: "frame", id, ...}
  *   {type: "close", id}                         -> (the experiment is dropped)
  *
@@ -283,6 +283,28 @@ async function frame(id, out, handle, extra) {
   }
 }
 
+// The values of the frame on screen: ``values`` (the player's recorded settings) with the
+// swept control (``swept``: {name, shown}, the text beside the static player's slider) at the
+// value shown, as the page's live control will hold it: a slider's on its step grid from its
+// minimum (as <input type=range> keeps it, and as the frames' sweeps are), a choice's option by
+// index (a choice player's slider shows the option's index).
+function onScreen(values, swept, controls) {
+  var out = {};
+  for (var k in values) { out[k] = values[k]; }
+  var shown = swept ? parseFloat(swept.shown) : NaN;
+  if (!isFinite(shown)) { return out; }
+  controls.forEach(function (c) {
+    if (c.name !== swept.name) { return; }
+    if (c.kind === "slider") {
+      var k = Math.round((Math.min(c.max, Math.max(c.min, shown)) - c.min) / c.step);
+      out[c.name] = parseFloat(Math.min(c.max, c.min + k * c.step).toFixed(10));
+    } else if (c.kind === "choice" && c.options[Math.round(shown)] !== undefined) {
+      out[c.name] = c.options[Math.round(shown)];
+    }
+  });
+  return out;
+}
+
 var handles = {};          // page's experiment id -> Python handle
 var booting = null;
 
@@ -301,7 +323,8 @@ self.onmessage = async function (ev) {
       if (handles[msg.id] !== undefined) { live.close(handles[msg.id]); }
       var info = JSON.parse(live.create(msg.name, !!msg.narrow, "{}", msg.scale || 1));
       handles[msg.id] = info.handle;
-      var out = JSON.parse(live.update(info.handle, JSON.stringify(msg.values || {})));
+      var values = onScreen(msg.values || {}, msg.swept, info.controls);
+      var out = JSON.parse(live.update(info.handle, JSON.stringify(values)));
       info.values = JSON.parse(live.values(info.handle));
       await frame(msg.id, out, info.handle, { info: info, pythonMs: performance.now() - t0 });
     } else if (msg.type === "close") {

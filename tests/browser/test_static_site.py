@@ -3,9 +3,9 @@
 For every built page: it loads with no console error and no failed request, makes no
 non-loopback request (see conftest), the math is typeset by the site's own MathJax
 (mjx-container present, no TeX error, no raw $$ left), and every image is decoded
-(naturalWidth > 0).  Every static experiment (frame player) changes its picture, value and
-readout when its slider is moved with the keyboard, and its wide frames are shown at
-least ``WIDE_MIN_SCALE`` of their size (1:1 at 1280 px: figure text >= 12 CSS px); every answer
+(naturalWidth > 0); it names a favicon the site serves.  Every static experiment (frame
+player) changes its picture, value and readout when its slider is moved with the keyboard,
+and its wide frames are shown at least ``WIDE_MIN_SCALE`` of their size (1:1 at 1280 px: figure text >= 12 CSS px); every answer
 box says right and wrong; this 1x screen fetches none of the players' 2x frames.
 Then an axe audit of every page: no serious or critical violation.  One page load per page.
 
@@ -179,6 +179,24 @@ def check_axe(page) -> list[str]:
             + "; ".join(" ".join(map(str, n["target"])) for n in v["nodes"][:5]) for v in bad]
 
 
+def check_favicon(page) -> list[str]:
+    """The page names an icon the site serves (a small image), so a browser asks for no
+    /favicon.ico (a 404 on every page before issue 33)."""
+    got = page.evaluate("""async () => {
+        const link = document.querySelector('link[rel~="icon"]');
+        if (!link) { return null; }
+        const r = await fetch(link.href);
+        return {href: link.href, status: r.status, type: r.headers.get('Content-Type'),
+                size: (await r.arrayBuffer()).byteLength};
+    }""")
+    if got is None:
+        return ["no <link rel=icon>: the browser asks for /favicon.ico (404)"]
+    if got["status"] != 200 or not (got["type"] or "").startswith("image/") \
+            or not 0 < got["size"] < 10_000:
+        return [f"the favicon is not a small image the site serves: {got}"]
+    return []
+
+
 @pytest.mark.parametrize("rel", PAGES, ids=_ids(PAGES))
 def test_page(page, site_url, rel):
     """One load per page: rendering, static experiments, answer boxes, then the axe audit."""
@@ -193,6 +211,7 @@ def test_page(page, site_url, rel):
     problems += [f"a 1x screen fetched a 2x frame: {u}" for u in requests
                  if u.rsplit("/", 1)[-1].removesuffix(".png") in dense]
     problems += check_answer_boxes(page)
+    problems += check_favicon(page)
     problems += [f"browser: {e}" for e in page.console_log.errors]
     page.evaluate("() => window.scrollTo(0, 0)")
     problems += check_axe(page)
