@@ -21,8 +21,8 @@ def test_chapter_has_stored_outputs(path):
     assert not problems, f"{path.relative_to(ROOT)}:\n  " + "\n  ".join(problems)
 
 
-def test_thirteen_chapters_listed():
-    assert len(CHAPTERS) == 13
+def test_fourteen_chapters_listed():
+    assert len(CHAPTERS) == 14
 
 
 def _executed_notebook():
