@@ -150,14 +150,19 @@ def test_sweep_every_control(exps, name):
 def test_degenerate_settings_draw_sensibly(exps, name):
     e = get(exps, name)
     mod = physics(name)
-    defaults = e.values()
+    before = e.values()
+    # each setting starts from the controls' defaults, not from what the one before left: a
+    # partial setting ({"omega": 0.0}) means "the defaults, with omega = 0", so no setting hides
+    # behind another (issue 34)
+    defaults = {s.name: s.value for s in e.CONTROLS if not isinstance(s, Player)}
     for values in mod.DEGENERATE:
-        e.set(**values)
+        e.set(**{**defaults, **values})
+        assert e.values() == {**defaults, **values}, (name, values)
         st = e.state()
         assert finite(st), (name, values)
         assert "nan" not in e.readout.value.lower()
         mod.check(e, st)
-    e.set(**defaults)
+    e.set(**before)
 
 
 # --------------------------------------------------------------------------- declared bars
