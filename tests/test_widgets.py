@@ -210,15 +210,22 @@ def test_declared_curves_draw_the_scene_and_hold_their_axis(exps, name):
             s = e._scene
             for j, (c, d) in enumerate(zip(e.CURVES, e.curves)):
                 assert d.axes.get_ylim() == initial[j], (name, spec.name, v)
+                assert len(d.lines) == len(d.markers) == len(c.keys)
                 if c.x not in e.controls:
-                    np.testing.assert_array_equal(d.line.get_xdata(), lookup(s, c.x))
-                    np.testing.assert_array_equal(d.line.get_ydata(), lookup(s, c.y))
+                    for k, line in zip(c.keys, d.lines):
+                        np.testing.assert_array_equal(line.get_xdata(), lookup(s, c.x))
+                        np.testing.assert_array_equal(line.get_ydata(), lookup(s, k))
                     np.testing.assert_array_equal(d.marker.get_xydata(),
                                                   [[lookup(s, c.at), lookup(s, c.value)]])
                 else:
-                    assert d.marker.get_xydata()[0, 0] == e.values()[c.x]
-                    assert d.marker.get_xydata()[0, 1] == lookup(s, c.y)
+                    for k, marker in zip(c.keys, d.markers):
+                        assert marker.get_xydata()[0, 0] == e.values()[c.x]
+                        assert marker.get_xydata()[0, 1] == lookup(s, k)
                 for r, line in zip(c.refs, d.refs):
+                    if r.axis == "line":
+                        np.testing.assert_array_equal(np.column_stack(r.ends(s, d.axes.get_xlim())),
+                                                      line.get_xydata())
+                        continue
                     drawn = line.get_xdata() if r.axis == "x" else line.get_ydata()
                     np.testing.assert_array_equal(drawn, [lookup(s, r.key)] * 2)
                 if c.lim is None:
