@@ -150,14 +150,19 @@ def test_sweep_every_control(exps, name):
 def test_degenerate_settings_draw_sensibly(exps, name):
     e = get(exps, name)
     mod = physics(name)
-    defaults = e.values()
+    before = e.values()
+    # each setting starts from the controls' defaults, not from what the one before left: a
+    # partial setting ({"omega": 0.0}) means "the defaults, with omega = 0", so no setting hides
+    # behind another (issue 34)
+    defaults = {s.name: s.value for s in e.CONTROLS if not isinstance(s, Player)}
     for values in mod.DEGENERATE:
-        e.set(**values)
+        e.set(**{**defaults, **values})
+        assert e.values() == {**defaults, **values}, (name, values)
         st = e.state()
         assert finite(st), (name, values)
         assert "nan" not in e.readout.value.lower()
         mod.check(e, st)
-    e.set(**defaults)
+    e.set(**before)
 
 
 # --------------------------------------------------------------------------- declared bars
@@ -205,15 +210,22 @@ def test_declared_curves_draw_the_scene_and_hold_their_axis(exps, name):
             s = e._scene
             for j, (c, d) in enumerate(zip(e.CURVES, e.curves)):
                 assert d.axes.get_ylim() == initial[j], (name, spec.name, v)
+                assert len(d.lines) == len(d.markers) == len(c.keys)
                 if c.x not in e.controls:
-                    np.testing.assert_array_equal(d.line.get_xdata(), lookup(s, c.x))
-                    np.testing.assert_array_equal(d.line.get_ydata(), lookup(s, c.y))
+                    for k, line in zip(c.keys, d.lines):
+                        np.testing.assert_array_equal(line.get_xdata(), lookup(s, c.x))
+                        np.testing.assert_array_equal(line.get_ydata(), lookup(s, k))
                     np.testing.assert_array_equal(d.marker.get_xydata(),
                                                   [[lookup(s, c.at), lookup(s, c.value)]])
                 else:
-                    assert d.marker.get_xydata()[0, 0] == e.values()[c.x]
-                    assert d.marker.get_xydata()[0, 1] == lookup(s, c.y)
+                    for k, marker in zip(c.keys, d.markers):
+                        assert marker.get_xydata()[0, 0] == e.values()[c.x]
+                        assert marker.get_xydata()[0, 1] == lookup(s, k)
                 for r, line in zip(c.refs, d.refs):
+                    if r.axis == "line":
+                        np.testing.assert_array_equal(np.column_stack(r.ends(s, d.axes.get_xlim())),
+                                                      line.get_xydata())
+                        continue
                     drawn = line.get_xdata() if r.axis == "x" else line.get_ydata()
                     np.testing.assert_array_equal(drawn, [lookup(s, r.key)] * 2)
                 if c.lim is None:

@@ -307,20 +307,52 @@ class TorqueArc:
 @dataclass(frozen=True)
 class Ref:
     """A reference line of a :class:`Curve`: vertical at x = the scene key ``key``
-    (``axis="x"``, e.g. where the central axis crosses) or horizontal at y = it (``"y"``,
-    e.g. the smallest value)."""
+    (``axis="x"``, e.g. where the central axis crosses), horizontal at y = it (``"y"``, e.g. the
+    smallest value), or slanted (``"line"``): through the point ``key`` (a scene key of an
+    (x, y) pair) with ``slope`` dy/dx (a tangent), or the line y = ``slope`` x + ``intercept``
+    (no ``key``); ``slope`` and ``intercept`` are scene keys or numbers.  A slanted line is
+    drawn across the curve's x range and cut by its axes; the y fit ignores it."""
 
-    key: str
+    key: str | None = None
     axis: str = "x"
     label: str = ""
     color: str = "#999999"
     style: str = ":"
     lw: float = 1.5
+    slope: str | float | None = None
+    intercept: str | float | None = None
 
     def __post_init__(self):
-        if self.axis not in ("x", "y"):
-            raise ValueError(f"Ref: axis must be 'x' (a vertical line) or 'y' (a horizontal one), "
-                             f"got {self.axis!r}")
+        if self.axis not in ("x", "y", "line"):
+            raise ValueError(f"Ref: axis must be 'x' (a vertical line), 'y' (a horizontal one) "
+                             f"or 'line' (a slanted one), got {self.axis!r}")
+        if self.axis == "line":
+            if self.slope is None:
+                raise ValueError("Ref: axis='line' needs slope= (a scene key or a number)")
+            if (self.key is None) == (self.intercept is None):
+                raise ValueError("Ref: axis='line' needs either key= (a point (x, y) it passes "
+                                 "through) or intercept= (y at x = 0), not both")
+        elif self.key is None or self.slope is not None or self.intercept is not None:
+            raise ValueError(f"Ref: axis={self.axis!r} needs key= (where the line is) and no "
+                             f"slope= or intercept= (those are for axis='line')")
+
+    def ends(self, scene: dict, xlim) -> tuple[np.ndarray, np.ndarray]:
+        """The drawn line's (x, y) at the two ends ``xlim`` of a slanted line."""
+        m = _number(scene, self.slope)
+        if self.key is None:
+            x0, y0 = 0.0, _number(scene, self.intercept)
+        else:
+            x0, y0 = (float(v) for v in np.asarray(lookup(scene, self.key), float).reshape(2))
+        xs = np.asarray(xlim, float)
+        return xs, y0 + m * (xs - x0)
+
+
+def _number(scene: dict, v) -> float:
+    return float(lookup(scene, v)) if isinstance(v, str) else float(v)
+
+
+#: the colours of a Curve's second, third, ... quantity when ``colors`` is not given
+_MORE_COLORS = ("#D55E00", "#009E73", "#CC79A7", "#E69F00")
 
 
 @dataclass(frozen=True)
@@ -330,17 +362,23 @@ class Curve:
     ``x`` is a control name (the curve runs over that control's range, the other controls at
     their values: ``y`` is then a scalar scene key, evaluated by ``scene`` at each value of the
     control's grid, at most ``points`` of them) or a scene key holding the positions (a vector;
-    ``y`` is then a vector key of the same length).  A dot marks the current value: at the
-    control's value, or at (``at``, ``value``), two scalar keys; ``refs`` (:class:`Ref`) add
+    ``y`` is then a vector key of the same length).  ``y`` may be a tuple of keys: several
+    quantities on one axes (a formula over the computed curve), each with its entry of
+    ``labels`` and ``colors`` (defaults: ``label``/``color`` for the first, then vermillion,
+    green, ...), the first solid, the others dashed above it, from the same ``scene`` calls.
+    A dot marks each quantity's current value: at the control's value, or at (``at``,
+    ``value``), two scalar keys (``value`` marks the first quantity; the others are marked at
+    their own value at ``at``); ``refs`` (:class:`Ref`) add
     moving reference lines.  The y axis is fitted once per class over the controls in ``span``
-    exactly like :class:`Bars` (:func:`fit_limit`, ``lim=None``), from 0 if ``positive`` else
-    from -lim.  Artists for tests: ``exp.curves[i].axes``, ``.line``, ``.marker`` and
-    ``.refs`` (one ``Line2D`` per :class:`Ref`)."""
+    exactly like :class:`Bars` (:func:`fit_limit`, ``lim=None``), over every quantity, from 0 if
+    ``positive`` else from -lim.  Artists for tests: ``exp.curves[i].axes``, ``.lines`` and
+    ``.markers`` (one per quantity; ``.line``, ``.marker`` the first's) and ``.refs`` (one
+    ``Line2D`` per :class:`Ref`)."""
 
     title: str
     xlabel: str
     ylabel: str
-    y: str
+    y: str | tuple
     x: str
     at: str | None = None
     value: str | None = None
@@ -356,10 +394,34 @@ class Curve:
     legend: str | None = "upper right"
     depends: tuple | None = None        # the controls the line depends on (cached layer)
     points: int = 61
+    labels: tuple = ()                  # one per key of a tuple ``y``
+    colors: tuple = ()
+
+    def __post_init__(self):
+        keys = self.keys
+        if not keys or not all(isinstance(k, str) for k in keys):
+            raise ValueError(f"Curve: y must be a scene key or a tuple of them, got {self.y!r}")
+        for name in ("labels", "colors"):
+            given = getattr(self, name)
+            if given and len(given) != len(keys):
+                raise ValueError(f"Curve: {name} must give one entry per key of y "
+                                 f"({len(keys)}), got {len(given)}")
+
+    @property
+    def keys(self) -> tuple:
+        """The quantities' scene keys (``y`` as a tuple)."""
+        return (self.y,) if isinstance(self.y, str) else tuple(self.y)
+
+    def styles(self) -> list[tuple[str, str]]:
+        """(label, colour) of each quantity."""
+        n = len(self.keys)
+        labels = self.labels or (self.label,) + ("",) * (n - 1)
+        colors = self.colors or (self.color,) + _MORE_COLORS[:n - 1]
+        return list(zip(labels, colors))
 
     def largest(self, scene: dict) -> float:
-        """The largest |y| of this scene (the fit's measure)."""
-        big = float(np.max(np.abs(lookup(scene, self.y))))
+        """The largest |y| of this scene (the fit's measure), over every quantity."""
+        big = max(float(np.max(np.abs(lookup(scene, k)))) for k in self.keys)
         for r in self.refs:
             if r.axis == "y":
                 big = max(big, abs(float(lookup(scene, r.key))))
@@ -532,14 +594,22 @@ def _build_curve(exp: "Experiment", fig: Figure, c: Curve) -> SimpleNamespace:
     deps = c.depends
     if spec is not None and deps is None:           # the curve ignores its own control
         deps = tuple(k for k in exp._specs if k != c.x and k not in exp._players)
-    line = exp._moving(ax.plot([], [], "-", color=c.color, lw=2, zorder=3,
-                                label=c.label or None)[0], depends=deps)
-    marker = exp._moving(ax.plot([], [], "o", color=c.color, mec="black", ms=7, zorder=5)[0])
+    lines, markers = [], []
+    for i, (label, color) in enumerate(c.styles()):
+        lines.append(exp._moving(ax.plot([], [], "-" if i == 0 else "--", color=color,
+                                         lw=2 if i == 0 else 1.6, zorder=3 + 0.1 * i,
+                                         label=label or None)[0], depends=deps))
+        markers.append(exp._moving(ax.plot([], [], "o", color=color, mec="black", ms=7 - i,
+                                           zorder=5 + 0.1 * i)[0]))
     refs = []
     for r in c.refs:
-        make = ax.axvline if r.axis == "x" else ax.axhline
-        refs.append(exp._moving(make(0.0, color=r.color, ls=r.style, lw=r.lw, zorder=2,
-                                      label=r.label or None)))
+        if r.axis == "line":
+            made = ax.plot([], [], color=r.color, ls=r.style, lw=r.lw, zorder=2,
+                           label=r.label or None)[0]
+        else:
+            make = ax.axvline if r.axis == "x" else ax.axhline
+            made = make(0.0, color=r.color, ls=r.style, lw=r.lw, zorder=2, label=r.label or None)
+        refs.append(exp._moving(made))
     if c.xlim is not None:
         ax.set_xlim(*c.xlim)
     elif spec is not None:
@@ -552,9 +622,10 @@ def _build_curve(exp: "Experiment", fig: Figure, c: Curve) -> SimpleNamespace:
     ax.grid(True, alpha=0.3)
     if not c.positive:
         ax.axhline(0, color="black", lw=0.8)
-    if c.legend and (c.label or any(r.label for r in c.refs)):
+    if c.legend and (any(label for label, _ in c.styles()) or any(r.label for r in c.refs)):
         exp._on_top(ax.legend(loc=c.legend, fontsize=8, framealpha=0.9))
-    return SimpleNamespace(axes=ax, line=line, marker=marker, refs=refs, cache={},
+    return SimpleNamespace(axes=ax, line=lines[0], marker=markers[0], lines=lines,
+                           markers=markers, refs=refs, cache={},
                            xlim_set=c.xlim is not None or spec is not None)
 
 
@@ -599,27 +670,37 @@ def draw_parts(exp: "Experiment", scene: dict) -> bool:
 def _draw_curve(exp: "Experiment", j: int, c: Curve, d: SimpleNamespace, scene: dict) -> bool:
     values = exp._drawn_values
     spec = exp._specs.get(c.x)
+    keys = c.keys
     if spec is not None:                            # y(control), the others held
         key = tuple((k, repr(v)) for k, v in sorted(values.items()) if k != c.x)
         if key not in d.cache:
             xs = spec.sweep(c.points)
-            ys = [float(lookup(type(exp).scene(**{**values, c.x: x}), c.y)) for x in xs]
+            scenes = [type(exp).scene(**{**values, c.x: x}) for x in xs]
+            ys = np.array([[float(lookup(sc, k)) for sc in scenes] for k in keys])
             d.cache.clear()                         # one setting of the others is kept
-            d.cache[key] = (np.asarray(xs, float), np.asarray(ys))
+            d.cache[key] = (np.asarray(xs, float), ys)
         xs, ys = d.cache[key]
-        mx, my = float(values[c.x]), float(lookup(scene, c.y))
+        mx = float(values[c.x])
+        mys = [float(lookup(scene, k)) for k in keys]
     else:
-        xs, ys = lookup(scene, c.x), lookup(scene, c.y)
-        mx, my = float(lookup(scene, c.at)), float(lookup(scene, c.value))
-    d.line.set_data(xs, ys)
-    d.marker.set_data([mx], [my])
-    for r, line in zip(c.refs, d.refs):
-        v = float(lookup(scene, r.key))
-        (line.set_xdata if r.axis == "x" else line.set_ydata)([v, v])
+        xs = lookup(scene, c.x)
+        ys = [lookup(scene, k) for k in keys]
+        mx = float(lookup(scene, c.at))
+        mys = [float(lookup(scene, c.value))] + [
+            float(np.interp(mx, xs, y)) for y in ys[1:]]
+    for line, marker, y, my in zip(d.lines, d.markers, ys, mys):
+        line.set_data(xs, y)
+        marker.set_data([mx], [my])
     full = False
     if not d.xlim_set:                              # positions: their ends, once
         d.axes.set_xlim(float(np.min(xs)), float(np.max(xs)))
         d.xlim_set = full = True
+    for r, line in zip(c.refs, d.refs):
+        if r.axis == "line":
+            line.set_data(*r.ends(scene, d.axes.get_xlim()))
+        else:
+            v = float(lookup(scene, r.key))
+            (line.set_xdata if r.axis == "x" else line.set_ydata)([v, v])
     if c.lim is None:
         lim = fitted_limit(exp, ("curve", j), c)
         if lim != d.axes.get_ylim()[1]:

@@ -11,6 +11,10 @@ turns the circles into helices that advance 2 pi h per turn.  A faint grid of ar
 whole velocity field v(x) = h omega + omega x (x - x_axis) in the plane z = 0: at h = 0 the
 arrows shrink to nothing at the hinge line, where the field is zero; at h != 0 every arrow
 carries the same axial part h omega and none vanishes.
+
+Drawn with the 3-D parts of ``widgets/parts.py`` (a bare orthographic view the reader turns with
+the azimuth and elevation sliders, so a turn only blits; every arrow's head faces the viewer and
+its scale is in the legend; the view shows a ball of radius ``REACH`` fitted over every control).
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ import spatialbook as sb
 
 from .style import COLORS
 from .controls import Slider
-from .parts import arrow_segments_3d
+from .parts import Arrow3D, Polyline3D, Triad, bare_3d_axes, turn_view
 from .experiment import Experiment
 
 WIDTH = float(sb.DOOR["width"])
@@ -42,14 +46,21 @@ FIELD_GRID = np.stack(np.meshgrid(_G, _G, indexing="ij"), axis=-1).reshape(-1, 2
 FIELD_GRID = np.column_stack([FIELD_GRID, np.zeros(len(FIELD_GRID))])
 ARROW_FIELD = 0.14    # drawn m per m/s for the field grid
 
+ELEV, AZIM = 18.0, -60.0    # deg: the view's defaults (the figure's fixed view before it turned)
+
 CONTROLS = (
     Slider("pitch", "pitch h (m/rad)", -0.1, 0.1, 0.005, 0.0, ".3f"),
     Slider("ref_x", "reference point P, x (m)", 0.0, WIDTH, 0.05, WIDTH / 2),
+    Slider("azim", "view azimuth (deg)", -180.0, 180.0, 5.0, AZIM, ".0f",
+           hint="turns the picture about the hinge line; no number depends on the view"),
+    Slider("elev", "view elevation (deg)", -30.0, 90.0, 5.0, ELEV, ".0f",
+           hint="tilts the picture (90: from above); no number depends on the view"),
 )
 
 
-def scene(pitch=0.0, ref_x=0.4) -> dict:
-    """Twist at P, the recovered screw axis, on-axis velocities and material trajectories."""
+def scene(pitch=0.0, ref_x=0.4, azim=AZIM, elev=ELEV) -> dict:
+    """Twist at P, the recovered screw axis, on-axis velocities and material trajectories.  The
+    view (``azim``, ``elev``, deg) changes only how the figure is projected, no number."""
     n = HINGE_AXIS
     V_O = OMEGA * np.concatenate([n, pitch * n])         # screw twist about the hinge line
     x_P = np.array([ref_x, 0.0, 0.0])
@@ -77,9 +88,39 @@ def scene(pitch=0.0, ref_x=0.4) -> dict:
         "field_min_speed": float(np.min(np.linalg.norm(v_grid, axis=1))),
         "field_min_point": FIELD_GRID[int(np.argmin(np.linalg.norm(v_grid, axis=1)))],
     }
-    return {"on_axis": on_axis, "v_axis": v_axis, "material": MATERIAL,
+    axis_segment = axis_point + np.outer(ZLIM, ax.direction)
+    return {"on_axis": on_axis, "v_axis": v_axis, "material": MATERIAL, "axis_segment": axis_segment,
             "v_material": v_material, "trajectories": traj, "x_P": x_P,
             "grid": FIELD_GRID, "v_grid": v_grid, "numbers": numbers}
+
+
+def _reach_over_the_ranges(samples: int = 21) -> float:
+    """The radius (m, rounded up to 5 cm with 2 % head room) of the ball about ``CENTER`` that
+    holds everything drawn (the door, the field grid and its arrow tips, the axis segment, the
+    on-axis and material-point arrows, the three paths) over a grid of pitch and reference
+    point: the 3-D view shows this ball, so nothing leaves it at any setting or view."""
+    far = 0.0
+    for h in np.linspace(CONTROLS[0].min, CONTROLS[0].max, samples):
+        for x in np.linspace(CONTROLS[1].min, CONTROLS[1].max, 5):
+            s = scene(pitch=float(h), ref_x=float(x))
+            pts = np.concatenate([
+                DOOR_OUTLINE, s["grid"], s["grid"] + ARROW_FIELD * s["v_grid"], s["axis_segment"],
+                s["on_axis"] + ARROW_AXIS * s["v_axis"], s["material"] + ARROW_V * s["v_material"],
+                s["trajectories"].reshape(-1, 3), s["x_P"][None]])
+            far = max(far, float(np.max(np.linalg.norm(pts - CENTER, axis=1))))
+    return float(np.ceil(1.02 * far / 0.05) * 0.05)
+
+
+#: the door's outline in the plane y = 0 (m)
+DOOR_OUTLINE = np.array([[0, 0, -HEIGHT / 2], [WIDTH, 0, -HEIGHT / 2], [WIDTH, 0, HEIGHT / 2],
+                         [0, 0, HEIGHT / 2], [0, 0, -HEIGHT / 2]], float)
+CENTER = np.zeros(3)          # m: the view's centre, the hinge O
+#: the radius of the ball the view shows (m): _reach_over_the_ranges(), stored (checked by a test)
+REACH = 1.8
+TRIAD_AT = np.array([-0.6, -1.2, -HEIGHT / 2])   # m: where the world axes are drawn
+TRIAD_LENGTH = 0.3
+_W, _H = 660.0, 390.0
+VIEW_RECT = (0.0, 0.0, 370 / _W, 370 / _H)       # the 3-D view, square in pixels
 
 
 class ScrewAxis(Experiment):
@@ -88,10 +129,12 @@ class ScrewAxis(Experiment):
     name = "screw_axis"
     title = "E2 screw axis of the door"
     alt = ("Three-dimensional view of the door turning about its hinge line while advancing "
-           "along it: faint arrows sample the velocity field in the horizontal plane through the "
-           "hinge, vanishing at the hinge line when the pitch is zero; arrows on the axis show "
-           "the velocity h omega, coloured curves the paths of three material points, closed "
-           "circles at zero pitch and helices otherwise.")
+           "along it, seen from the azimuth and elevation of the view sliders: faint arrows "
+           "sample the velocity field in the horizontal plane through the hinge, vanishing at "
+           "the hinge line when the pitch is zero; arrows on the axis show the velocity h omega, "
+           "coloured curves the paths of three material points, closed circles at zero pitch "
+           "and helices otherwise. Right: the advance of the centre of mass along the axis "
+           "against the angle turned.")
     CONTROLS = CONTROLS
     READOUTS = (
         ("pitch h (from screw_axis)", "recovered_pitch", "m/rad"),
@@ -110,33 +153,28 @@ class ScrewAxis(Experiment):
 
     def _setup(self, fig):
         from matplotlib.lines import Line2D
-        ax = fig.add_axes((0.0, 0.0, 0.64, 0.97), projection="3d",
-                          computed_zorder=False)
-        ax.view_init(elev=18, azim=-60)
-        ax.set_xlim(-1, 1); ax.set_ylim(-1, 1); ax.set_zlim(*ZLIM)
-        ax.set_box_aspect((2, 2, 3.2), zoom=0.9)
-        ax.set_xticks([-1, 0, 1]); ax.set_yticks([0, 1]); ax.set_zticks([-1.5, -0.75, 0, 0.75, 1.5])
-        ax.tick_params(labelsize=8, pad=1)
-        ax.tick_params(axis="z", pad=5)             # the tick labels clear of the box's edge
-        ax.set_xlabel("x (m)", labelpad=1); ax.set_ylabel("y (m)", labelpad=1)
-        ax.set_zlabel("z (m)", labelpad=10)
-        fig.text(0.31, 0.95, "screw motion about the hinge line", ha="center", fontsize=10)
-        w, c = WIDTH, HEIGHT / 2
-        ax.plot([0, w, w, 0, 0], [0, 0, 0, 0, 0], [-c, -c, c, c, -c], color=COLORS["door"],
-                lw=2)
-        g = FIELD_GRID
-        ax.plot(g[:, 0], g[:, 1], g[:, 2], ".", color=COLORS["field"], ms=2.5)
-        # the field does not depend on the reference point: redrawn only when the pitch changes
-        self.v_grid = self._moving(ax.plot([], [], [], "-", color=COLORS["field"], lw=1.1,
-                                           alpha=0.8)[0], depends=("pitch",))
-        self.axis_line = self._moving(ax.plot([], [], [], "-.", color="black", lw=1)[0])
+        ax = self.ax3d = bare_3d_axes(fig, VIEW_RECT, CENTER, REACH, ELEV, AZIM)
+        view = ("azim", "elev")
+        fig.text(0.5 * VIEW_RECT[2], 0.95, "screw motion about the hinge line", ha="center",
+                 fontsize=10)
+        # what only the view moves: the door, the grid's points, the world axes
+        self.door_line = Polyline3D(self, ax, "-", view, color=COLORS["door"], lw=2, zorder=1)
+        self.grid_pts = Polyline3D(self, ax, ".", view, color=COLORS["field"], ms=2.5, zorder=1)
+        self.world = Triad(self, ax, TRIAD_LENGTH, depends=view)
+        # the field does not depend on the reference point: redrawn with the pitch or the view
+        self.v_grid = Arrow3D(self, ax, ARROW_FIELD, "m/s", COLORS["field"],
+                              "field v(x) in z = 0", lw=1.1, zorder=1.5,
+                              depends=("pitch", *view))
+        self.axis_line = Polyline3D(self, ax, "-.", color="black", lw=1, zorder=2)
         cols = (COLORS["orange"], COLORS["blue"], COLORS["green"])
-        self.trajs = [self._moving(ax.plot([], [], [], "-", color=col, lw=1.3)[0]) for col in cols]
-        self.v_axis = self._moving(ax.plot([], [], [], "-", color=COLORS["vermillion"], lw=2.2)[0])
-        self.axis_pts = self._moving(ax.plot([], [], [], "o", color=COLORS["vermillion"], ms=3)[0])
-        self.v_mat = self._moving(ax.plot([], [], [], "-", color=COLORS["purple"], lw=1.5)[0])
-        self.mat = self._moving(ax.plot([], [], [], "o", color="black", ms=4)[0])
-        self.P = self._moving(ax.plot([], [], [], "D", color=COLORS["sky"], ms=6)[0])
+        self.trajs = [Polyline3D(self, ax, "-", color=c, lw=1.3, zorder=3) for c in cols]
+        self.v_axis = Arrow3D(self, ax, ARROW_AXIS, "m/s", COLORS["vermillion"],
+                              "on-axis v = h ω", lw=2.2, zorder=4)
+        self.axis_pts = Polyline3D(self, ax, "o", color=COLORS["vermillion"], ms=3, zorder=4)
+        self.v_mat = Arrow3D(self, ax, ARROW_V, "m/s", COLORS["purple"], "material-point v",
+                             lw=1.5, zorder=5)
+        self.mat = Polyline3D(self, ax, "o", color="black", ms=4, zorder=5)
+        self.P = Polyline3D(self, ax, "D", color=COLORS["sky"], ms=6, zorder=6)
 
         zx = fig.add_axes((0.75, 0.66, 0.22, 0.22))
         zx.set_xlim(0, _PHI[-1]); zx.set_ylim(-1.0, 1.0)
@@ -151,36 +189,33 @@ class ScrewAxis(Experiment):
         lx.axis("off")
         lx.legend(handles=[
             Line2D([], [], color="black", ls="-.", label="instantaneous screw axis"),
-            Line2D([], [], color=COLORS["field"], lw=1.1,
-                   label=f"field v(x) in z = 0 (1 m/s ↦ {ARROW_FIELD:g} m)"),
-            Line2D([], [], color=COLORS["vermillion"], lw=2.2, label="on-axis v = h ω (1 m/s ↦ 2 m)"),
-            Line2D([], [], color=COLORS["purple"], lw=1.5, label="material-point v (1 m/s ↦ 0.3 m)"),
+            Line2D([], [], color=COLORS["field"], lw=1.1, label=self.v_grid.label),
+            Line2D([], [], color=COLORS["vermillion"], lw=2.2, label=self.v_axis.label),
+            Line2D([], [], color=COLORS["purple"], lw=1.5, label=self.v_mat.label),
             Line2D([], [], color=COLORS["orange"], label="path of the COM"),
             Line2D([], [], color=COLORS["blue"], label="path of the top free corner"),
             Line2D([], [], color=COLORS["green"], label="path of the bottom free corner"),
             Line2D([], [], color=COLORS["sky"], marker="D", ls="", label="reference point P"),
-        ], loc="center", fontsize=7.5, title=f"{TURNS:g} turns at ω = {OMEGA:g} rad/s",
+        ], loc="center", fontsize=7.5, title=f"{TURNS:g} turns at ω = {OMEGA:g} rad/s; "
+                                             f"grid 0.3 m",
             title_fontsize=9)
 
     def _draw(self, s):
         n = s["numbers"]
-        p, d = n["axis_point"], n["axis_direction"]
-        t = np.array(ZLIM)
-        self.axis_line.set_data_3d(p[0] + t * d[0], p[1] + t * d[1], p[2] + t * d[2])
+        v = self._drawn_values
+        toward = turn_view(self.ax3d, v["elev"], v["azim"])
+        self.door_line.set(DOOR_OUTLINE)
+        self.grid_pts.set(s["grid"])
+        self.world.set(TRIAD_AT, np.eye(3), toward)
+        self.v_grid.set(s["grid"], s["v_grid"], toward)
+        self.axis_line.set(s["axis_segment"])
         for line, tr in zip(self.trajs, s["trajectories"]):
-            line.set_data_3d(tr[:, 0], tr[:, 1], tr[:, 2])
-        # arrow heads in the horizontal plane (side = e_z x v)
-        self.v_grid.set_data_3d(*arrow_segments_3d(s["grid"], s["v_grid"], ARROW_FIELD,
-                                                   side=np.cross([0.0, 0.0, 1.0], s["v_grid"])))
-        self.v_axis.set_data_3d(*arrow_segments_3d(s["on_axis"], s["v_axis"], ARROW_AXIS))
-        oa = s["on_axis"]
-        self.axis_pts.set_data_3d(oa[:, 0], oa[:, 1], oa[:, 2])
-        self.v_mat.set_data_3d(*arrow_segments_3d(s["material"], s["v_material"], ARROW_V,
-                                                  side=(0.0, 0.0, 1.0)))
-        m = s["material"]
-        self.mat.set_data_3d(m[:, 0], m[:, 1], m[:, 2])
-        x = s["x_P"]
-        self.P.set_data_3d([x[0]], [x[1]], [x[2]])
+            line.set(tr)
+        self.v_axis.set(s["on_axis"], s["v_axis"], toward)
+        self.axis_pts.set(s["on_axis"])
+        self.v_mat.set(s["material"], s["v_material"], toward)
+        self.mat.set(s["material"])
+        self.P.set(s["x_P"][None])
         com = s["trajectories"][0]
         self.advance.set_data(_PHI, (com - com[0]) @ n["axis_direction"])
         return False
