@@ -18,12 +18,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from sampling import count
 from widgets import EXPERIMENTS, Choice, Player, Slider
 from widgets.live import control_specs
 
 ROOT = Path(__file__).resolve().parents[1]
 
-SETTINGS = 3
+#: random settings per experiment (each sets every control at once); 1 in make test-fast
+SETTINGS = count(3, 1)
 
 
 from widget_helpers import settings as _settings  # noqa: E402
