@@ -150,8 +150,8 @@ def test_experiments_use_nothing_the_archive_leaves_out():
     for name, cls in EXPERIMENTS.items():
         rows = [{}]
         for c in cls.CONTROLS:                     # every control at both ends (the others
-            if isinstance(c, Slider):              # at their defaults)
-                rows += [{c.name: c.min}, {c.name: c.max}]
+            if isinstance(c, Slider):              # at their defaults; its top end only in
+                rows += [{c.name: c.min}] * count(1, 0) + [{c.name: c.max}]   # make test-fast)
             elif isinstance(c, Choice):
                 rows += [{c.name: _plain_option(o)} for o in c.options]
         # and 2 random settings of all controls (none in make test-fast: the ends reach every control)

@@ -103,30 +103,35 @@ def test_the_real_stage_1_is_the_sampled_pytest_run_in_fast_mode(tmp_path):
     assert fast[-1].startswith("--junitxml=")
 
 
-def test_the_sampled_option_reaches_the_tests(tmp_path):
-    """--sampled sets SPATIALBOOK_SAMPLED for the test modules (tests/conftest.py) and loads the
-    "sampled" Hypothesis profile; without it nothing is sampled.  Run on copies of the real
-    tests/conftest.py and tests/sampling.py beside a probe test."""
-    import os
-    import shutil
-    import subprocess
+def test_the_sampled_option_reaches_the_tests(monkeypatch):
+    """--sampled (tests/conftest.py's pytest_configure, before collection) sets
+    SPATIALBOOK_SAMPLED for the test modules and loads the "sampled" Hypothesis profile; without
+    it nothing is sampled."""
+    import conftest
+    import sampling
+    from hypothesis import settings
 
-    tests = Path(run_tests.ROOT) / "tests"
-    for f in ("conftest.py", "sampling.py"):
-        shutil.copy(tests / f, tmp_path / f)
-    (tmp_path / "test_probe.py").write_text(
-        "import sampling\nfrom hypothesis import settings\n"
-        "def test_mode():\n"
-        "    print('MODE', sampling.sampled(), settings().max_examples,"
-        " sampling.count(100, 48), len(sampling.subset(list(range(20)), 3, 'x')))\n",
-        encoding="utf-8")
-    (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
-    env = {k: v for k, v in os.environ.items() if k not in ("SPATIALBOOK_SAMPLED", "HYPOTHESIS_PROFILE")}
-    for extra, expected in (([], "MODE False 40 100 20"), (["--sampled"], "MODE True 10 48 3")):
-        out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider",
-                              "test_probe.py", *extra],
-                             capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
-        assert expected in out.stdout, out.stdout[-2000:] + out.stderr[-2000:]
+    class Config:
+        def __init__(self, on):
+            self.on = on
+
+        def getoption(self, name, default=None):
+            assert name == "--sampled"
+            return self.on
+
+    before = settings._current_profile
+    monkeypatch.delenv("HYPOTHESIS_PROFILE", raising=False)
+    try:
+        monkeypatch.delenv(sampling.ENV, raising=False)
+        conftest.pytest_configure(Config(False))
+        assert not sampling.sampled() and sampling.count(100, 48) == 100
+        conftest.pytest_configure(Config(True))
+        assert sampling.sampled() and sampling.count(100, 48) == 48
+        assert settings().max_examples == 10
+        assert "SAMPLED" in conftest.pytest_report_header(Config(True))
+    finally:
+        if before:
+            settings.load_profile(before)
 
 
 def test_subset_is_seeded_keeps_its_order_and_what_it_must_keep(monkeypatch):
