@@ -1,4 +1,4 @@
-"""Write the README's picture, docs/power_split.png: one frame of experiment E9 (power_split)
+"""Write the README's picture, docs/power_split.png: one frame of experiment E3 (power_split)
 with the reference point P halfway to the push (ref_x = 0.4 m, its other controls at their
 defaults), as the book's static player shows it: the power splits into both terms.
 
