@@ -9,7 +9,7 @@ PY     := $(VENV)/bin/python
 export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
 
-.PHONY: book serve test test-fast lab check bench outputs venv lock browser clean
+.PHONY: book serve test test-fast test-experiment lab check bench outputs venv lock browser clean
 
 ## Create or refresh .venv for $(PYTHON) (quick when it is up to date).
 venv:
@@ -42,9 +42,16 @@ serve:
 test: venv
 	$(PY) tools/run_tests.py
 
-## The quick loop for authors: library and widget tests and the self-check (about 2 min).
+## The quick loop for authors: library and widget tests and the self-check, the exhaustive
+## fuzz, sweep and property runs on a seeded subset (tests/sampling.py); `make test` runs them whole.
 test-fast: venv
 	$(PY) tools/run_tests.py --fast
+
+## One experiment: its own tests and the registry-wide tests for it, e.g.
+## make test-experiment NAME=kinetic_energy
+test-experiment: venv
+	@test -n "$(NAME)" || { echo "name the experiment: make test-experiment NAME=kinetic_energy" >&2; exit 2; }
+	$(PY) tools/run_tests.py --experiment $(NAME)
 
 ## Open the chapters in JupyterLab with live widgets (ipywidgets 8, no extension build).
 ## The chapters are trusted first (their answer boxes and frame players are HTML with scripts,

@@ -3,11 +3,18 @@
 Hypothesis runs deterministically (``derandomize=True``: the same examples on every run and
 machine, no example database) with modest example counts, so the whole core suite stays well
 under a minute on two cores.  Set HYPOTHESIS_PROFILE=thorough for a longer local search.
+
+``--sampled`` (``make test-fast``, tools/run_tests.py --fast; or SPATIALBOOK_SAMPLED=1) runs the
+exhaustive fuzz, sweep and property runs on a seeded subset (tests/sampling.py) and Hypothesis
+with the "sampled" profile (10 examples per property instead of 40); ``make test`` runs them
+whole.
 """
 
 import os
 
 from hypothesis import HealthCheck, settings
+
+import sampling
 
 settings.register_profile(
     "spatialbook",
@@ -23,4 +30,29 @@ settings.register_profile(
     parent=settings.get_profile("spatialbook"),
     max_examples=2000,
 )
+settings.register_profile(
+    "sampled",
+    parent=settings.get_profile("spatialbook"),
+    max_examples=10,
+)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "spatialbook"))
+
+
+def pytest_addoption(parser):
+    parser.addoption("--sampled", action="store_true", default=False,
+                     help="make test-fast: a seeded subset of the exhaustive fuzz, sweep and "
+                          "property runs (tests/sampling.py); every experiment, control and "
+                          "public function is still reached")
+
+
+def pytest_configure(config):
+    # before collection, so parametrized cases are sampled too
+    if config.getoption("--sampled", default=False):
+        os.environ[sampling.ENV] = "1"
+    if sampling.sampled() and "HYPOTHESIS_PROFILE" not in os.environ:
+        settings.load_profile("sampled")
+
+
+def pytest_report_header(config):
+    if sampling.sampled():
+        return "spatialbook: SAMPLED run (make test-fast); make test runs every case"

@@ -101,3 +101,53 @@ def test_the_extras_exist():
 def test_conda_fuzzy_specs_are_rejected(bad):
     with pytest.raises(AssertionError):
         _conda_requirement(bad)
+
+
+# ------------------------------------------------------------------- the README and its picture
+
+
+def _readme() -> str:
+    return (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_readme_first_screen_holds_the_picture_the_two_commands_and_where_to_go():
+    """A newcomer's first screen (before the first detail, about 45 lines): what the book is, a
+    picture, `make book` and `make test`, where to read, edit and extend, the contributors' page."""
+    first = "\n".join(_readme().splitlines()[:45])
+    assert "make book" in first and "make test" in first
+    assert re.search(r"^## Read, edit, extend", first, re.M)
+    assert "](CONTRIBUTING.md)" in first and "widgets/README.md" in first
+    picture = re.search(r"!\[[^\]]+\]\((docs/[\w.-]+\.png)\)", first)
+    assert picture, "the README shows no picture on its first screen"
+    png = (ROOT / picture.group(1)).read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) < 100_000
+
+
+def test_readme_moved_details_live_in_contributing():
+    """Lanes, the lock, stored-output rounding, live mode and the JupyterLab internals are on the
+    contributors' page, and every link to one of its sections names a heading that exists."""
+    text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    headings = {re.sub(r"[^\w\- ]", "", h).strip().lower().replace(" ", "-")
+                for h in re.findall(r"^#+ (.+)$", text, re.M)}
+    for section in ("the-test-commands-and-how-long-they-take", "set-up-and-the-stages-of-make-test",
+                    "live-mode-inside", "the-lock-and-how-it-is-refreshed", "numbers-in-the-prose",
+                    "jupyterlab-internals", "stored-outputs-on-every-machine"):
+        assert section in headings, section
+    for doc in (_readme(), text, (ROOT / "widgets" / "README.md").read_text(encoding="utf-8")):
+        for anchor in re.findall(r"CONTRIBUTING\.md#([\w-]+)", doc):
+            assert anchor in headings, anchor
+    assert "## Your own robot" in _readme()
+
+
+def test_readme_says_why_each_dependency():
+    """The README's "Dependencies, and why" table has a row for every dependency of
+    pyproject.toml (the [project] dependencies and every extra)."""
+    project = _pyproject()["project"]
+    names = {canonicalize_name(Requirement(r).name) for r in project["dependencies"]}
+    for extra in EXTRAS:
+        names |= {canonicalize_name(Requirement(r).name) for r in project["optional-dependencies"][extra]}
+    table = _readme().split("## Dependencies, and why", 1)[1]
+    listed = set()
+    for row in re.findall(r"^\| ([^|]+) \|", table, re.M):
+        listed |= {canonicalize_name(w) for w in re.findall(r"[A-Za-z][\w.-]*", row)}
+    assert names - listed == set(), f"dependencies with no row saying why: {sorted(names - listed)}"

@@ -66,3 +66,122 @@ def test_serial_stops_at_the_first_failure(monkeypatch, capfd):
     assert run_tests.main(["--serial"]) == 1
     out = capfd.readouterr().out
     assert "stage 1 ran" in out and "stage 3 ran" not in out
+
+
+# ------------------------------------------------ make test-fast: stage 1 sampled, make test whole
+
+
+def test_fast_runs_stages_1_and_2_with_stage_1_sampled(monkeypatch, capfd):
+    """--fast passes --sampled to stage 1 only; a full run passes it to no stage."""
+    stages = [(name, [*cmd, "--sampled-probe"]) for name, cmd in fake_stages()]
+    seen = []
+    real = run_tests._command
+
+    def spy(number, cmd, reports, lanes, sampled=False):
+        out = real(number, cmd, reports, lanes, sampled)
+        seen.append((number, run_tests.SAMPLED in out))
+        return out
+
+    monkeypatch.setattr(run_tests, "STAGES", stages)
+    monkeypatch.setattr(run_tests, "_command", spy)
+    # the fake stages are `python -c code --sampled-probe [--sampled]`: extra arguments are argv
+    assert run_tests.main(["--fast"]) == 0
+    out = capfd.readouterr().out
+    assert seen == [(1, True), (2, False)]
+    assert "stage 1 ran" in out and "stage 2 ran" in out and "stage 3 ran" not in out
+    assert "1. fake 1 (sampled)" in out
+    seen.clear()
+    assert run_tests.main([]) == 0
+    assert sorted(seen) == [(n, False) for n in range(1, 13)]
+
+
+def test_the_real_stage_1_is_the_sampled_pytest_run_in_fast_mode(tmp_path):
+    name, cmd = run_tests.STAGES[0]
+    fast = run_tests._command(1, cmd, tmp_path, False, sampled=True)
+    full = run_tests._command(1, cmd, tmp_path, True)
+    assert "pytest" in cmd and fast[-2] == run_tests.SAMPLED and run_tests.SAMPLED not in full
+    assert fast[-1].startswith("--junitxml=")
+
+
+def test_the_sampled_option_reaches_the_tests(monkeypatch):
+    """--sampled (tests/conftest.py's pytest_configure, before collection) sets
+    SPATIALBOOK_SAMPLED for the test modules and loads the "sampled" Hypothesis profile; without
+    it nothing is sampled."""
+    import conftest
+    import sampling
+    from hypothesis import settings
+
+    class Config:
+        def __init__(self, on):
+            self.on = on
+
+        def getoption(self, name, default=None):
+            assert name == "--sampled"
+            return self.on
+
+    before = settings._current_profile
+    monkeypatch.delenv("HYPOTHESIS_PROFILE", raising=False)
+    try:
+        monkeypatch.delenv(sampling.ENV, raising=False)
+        conftest.pytest_configure(Config(False))
+        assert not sampling.sampled() and sampling.count(100, 48) == 100
+        conftest.pytest_configure(Config(True))
+        assert sampling.sampled() and sampling.count(100, 48) == 48
+        assert settings().max_examples == 10
+        assert "SAMPLED" in conftest.pytest_report_header(Config(True))
+    finally:
+        if before:
+            settings.load_profile(before)
+
+
+def test_subset_is_seeded_keeps_its_order_and_what_it_must_keep(monkeypatch):
+    import sampling
+
+    items = list(range(30))
+    monkeypatch.delenv(sampling.ENV, raising=False)
+    assert sampling.subset(items, 3, "s") == items and sampling.count(6, 2) == 6
+    monkeypatch.setenv(sampling.ENV, "1")
+    a = sampling.subset(items, 5, "s", keep=[0, 29])
+    assert a == sampling.subset(items, 5, "s", keep=[0, 29]) and a == sorted(a)
+    assert len(a) == 5 and {0, 29} <= set(a)
+    assert sampling.subset(items, 5, "other seed") != sampling.subset(items, 5, "s")
+    assert sampling.subset(items[:2], 5, "s") == [0, 1] and sampling.count(6, 2) == 2
+
+
+# ------------------------------------------------------ make test-experiment NAME=...
+
+
+def test_experiment_command_selects_its_own_file_and_the_registry_tests_for_it():
+    cmd = run_tests.experiment_command("bifold_door")       # registry name != module name
+    assert cmd[:4] == [run_tests.PY, "-m", "pytest", "-q"]
+    assert cmd[4] == "tests/test_widget_bifold.py" and cmd[5:-2] == run_tests.REGISTRY_TESTS
+    assert cmd[-2:] == ["-k", "bifold_door or test_widget_bifold or readme"]
+    assert run_tests.SAMPLED not in cmd                      # one experiment runs whole
+    for path in cmd[4:-2]:
+        assert (Path(run_tests.ROOT) / path).is_file(), path
+
+
+def test_experiment_command_refuses_an_unknown_name(capsys):
+    with pytest.raises(ValueError, match=r"no experiment 'kinetic': expected one of \["):
+        run_tests.experiment_command("kinetic")
+    assert run_tests.main(["--experiment", "kinetic"]) == 2
+    assert "no experiment 'kinetic'" in capsys.readouterr().err
+    assert run_tests.main(["--experiment"]) == 2
+
+
+def test_experiment_selects_the_right_tests():
+    """The selection, collected for real: its own physics tests, the registry-wide tests with its
+    name, the README-table check; no other experiment's cases."""
+    import subprocess
+
+    cmd = run_tests.experiment_command("bifold_door")
+    out = subprocess.run([*cmd, "--collect-only"], capture_output=True, text=True,
+                         cwd=run_tests.ROOT, timeout=600)
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    ids = [line for line in out.stdout.splitlines() if "::" in line]
+    assert any(i.startswith("tests/test_widget_bifold.py::") for i in ids), ids[:12]
+    assert "tests/test_widgets.py::test_readme_table_lists_the_registry" in ids
+    for f in run_tests.REGISTRY_TESTS:
+        assert any(i.startswith(f + "::") and "bifold_door" in i for i in ids), f
+    others = [n for n in __import__("widgets").EXPERIMENTS if n != "bifold_door"]
+    assert not [i for i in ids if any(f"[{n}" in i or f"-{n}]" in i for n in others)]

@@ -28,6 +28,7 @@ import json
 import numpy as np
 import pytest
 
+from sampling import count, sampled, subset
 from widgets import EXPERIMENTS, PowerSplit
 from widgets.controls import Player, Slider
 from widgets.parts import Bars, Curve
@@ -97,7 +98,7 @@ def test_the_span_guard_flags_a_curve_with_a_control_outside():
 
 @pytest.mark.parametrize("name", [n for n in NAMES if EXPERIMENTS[n].CURVES])
 def test_curves_stay_inside_the_fitted_axis(name):
-    """At defaults and 60 random settings no point of a declared curve (or reference line on y)
+    """At defaults and 60 random settings (15 in make test-fast) no point of a declared curve (or reference line on y)
     is beyond the axis the fit chose."""
     cls = EXPERIMENTS[name]
     e = cls()
@@ -106,7 +107,7 @@ def test_curves_stay_inside_the_fitted_axis(name):
         for i, c in enumerate(cls.CURVES):
             lo, lim = e.curves[i].axes.get_ylim()
             assert lo == (0.0 if c.positive else -lim)
-            for values in [e.values()] + [_random_state(cls, rng) for _ in range(60)]:
+            for values in [e.values()] + [_random_state(cls, rng) for _ in range(count(60, 15))]:
                 assert c.largest(cls.scene(**values)) <= lim, (name, values, lim)
             if c.lim is None:
                 assert lim == fit_limit(cls.scene, c, _specs(cls), {})
@@ -116,7 +117,7 @@ def test_curves_stay_inside_the_fitted_axis(name):
 
 @pytest.mark.parametrize("name", [n for n in NAMES if EXPERIMENTS[n].BARS])
 def test_bars_stay_inside_the_fitted_axis(name):
-    """At defaults and 60 random settings no bar (or total) is beyond the axis the fit chose,
+    """At defaults and 60 random settings (15 in make test-fast) no bar (or total) is beyond the axis the fit chose,
     and the largest bar of the fit fills more than half of it."""
     cls = EXPERIMENTS[name]
     e = cls()
@@ -125,7 +126,7 @@ def test_bars_stay_inside_the_fitted_axis(name):
         for i, p in enumerate(cls.BARS):
             lim = e.bar_axes(i).get_ylim()[1]
             assert e.bar_axes(i).get_ylim()[0] == -lim
-            for values in [e.values()] + [_random_state(cls, rng) for _ in range(60)]:
+            for values in [e.values()] + [_random_state(cls, rng) for _ in range(count(60, 15))]:
                 n = cls.scene(**values)["numbers"]
                 bars = np.r_[p.values(n).ravel(), np.asarray(n[p.total], float).ravel() if p.total else []]
                 assert np.max(np.abs(bars)) <= lim, (name, values, lim)
@@ -191,13 +192,14 @@ def _seen(exp):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_a_control_changes_what_is_seen_exactly_when_active(name):
-    """At random states, moving a control changes the readouts or the figure unless the
-    experiment lists it in ``inactive``; a listed one changes neither and is disabled."""
+    """At random states (6; 2 in make test-fast), moving a control changes the readouts or
+    the figure unless the experiment lists it in ``inactive``; a listed one changes neither and
+    is disabled."""
     cls = EXPERIMENTS[name]
     e = cls()
     rng = np.random.default_rng(5)
     try:
-        for _ in range(6):
+        for _ in range(count(6, 2)):
             values = _random_state(cls, rng)
             e.set(**values)
             base = _seen(e)
@@ -267,7 +269,7 @@ def _replaced(tree, path, value):
 
 def corruptions_missed(exp, check, values: dict) -> tuple[list[str], int]:
     """Corrupt each nonzero number of the scene at ``values`` in turn (sign flipped, then
-    scaled by 1.01; 12 numbers of a long array) and draw it; return the corruptions the reader would see (state or pixels
+    scaled by 1.01; 12 numbers of a long array, 3 in make test-fast) and draw it; return the corruptions the reader would see (state or pixels
     changed) that ``check`` let through, and how many were seen."""
     exp.set(**values)
     cls = type(exp)
@@ -280,8 +282,9 @@ def corruptions_missed(exp, check, values: dict) -> tuple[list[str], int]:
         for path, a in _leaves(clean):
             # round-off zeros (|x| < 1e-9) stay round-off zeros when corrupted: skipped
             indices = list(zip(*np.nonzero(np.abs(a) >= 1e-9))) if a.ndim else [()] if abs(a) >= 1e-9 else []
-            if len(indices) > 12:                      # a long polyline: 12 of its numbers
-                indices = [indices[i] for i in rng.choice(len(indices), 12, replace=False)]
+            most = count(12, 3)                        # a long polyline: 12 of its numbers
+            if len(indices) > most:
+                indices = [indices[i] for i in rng.choice(len(indices), most, replace=False)]
             for index in indices:
                 for factor in (-1.0, 1.01):
                     bad = a.copy()
@@ -310,7 +313,10 @@ def test_a_corrupted_scene_fails_the_oracle(name):
     e = cls()
     check = physics(name).check
     try:
-        for values in (e.values(), _random_state(cls, np.random.default_rng(19))):
+        # at the defaults and a random state; make test-fast: the random state only, where every
+        # number of the scene is still corrupted in turn
+        random = _random_state(cls, np.random.default_rng(19))
+        for values in ([random] if sampled() else [e.values(), random]):
             missed, seen = corruptions_missed(e, check, values)
             assert seen > 0 and missed == [], (name, values, missed)
     finally:
@@ -355,8 +361,11 @@ def _bad_control_values(spec) -> dict:
 
 
 def _bad_control_cases():
+    """Every experiment, control and bad kind; in make test-fast every experiment and control
+    with a seeded 3 of its bad kinds (tests/sampling.py)."""
     return [pytest.param(name, spec.name, kind, id=f"{name}-{spec.name}-{kind}")
-            for name in NAMES for spec in EXPERIMENTS[name].CONTROLS for kind in _bad_control_values(spec)]
+            for name in NAMES for spec in EXPERIMENTS[name].CONTROLS
+            for kind in subset(list(_bad_control_values(spec)), 3, f"{name}-{spec.name}")]
 
 
 @pytest.mark.parametrize("name, control, kind", _bad_control_cases())

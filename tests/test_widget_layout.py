@@ -45,7 +45,7 @@ def test_narrow_layout_fits_a_phone_column(name):
         assert w == round(NARROW_WIDTH * exp.dpi) == 330
         assert h > wide.canvas.get_width_height()[1]             # the panels are stacked
         assert len(exp.figure.axes) == len(wide.figure.axes)
-        for values in [{}] + settings(cls, 7):
+        for values in [{}] + settings(cls, 7):      # 3 random settings, 1 in make test-fast
             if values:
                 exp.set(**values)
                 wide.set(**values)

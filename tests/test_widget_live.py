@@ -18,12 +18,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from sampling import count
 from widgets import EXPERIMENTS, Choice, Player, Slider
 from widgets.live import control_specs
 
 ROOT = Path(__file__).resolve().parents[1]
 
-SETTINGS = 3
+#: random settings per experiment (each sets every control at once); 1 in make test-fast
+SETTINGS = count(3, 1)
 
 
 from widget_helpers import settings as _settings  # noqa: E402
@@ -63,8 +65,14 @@ print(json.dumps(out))
 
 
 @pytest.fixture(scope="module")
-def adapter_results():
-    cases = {name: settings(cls, i) for i, (name, cls) in enumerate(sorted(EXPERIMENTS.items()))}
+def adapter_results(request):
+    """The adapter run once, in another process, for the experiments the session's selected
+    cases of test_adapter_equals_the_widget need (all of them, unless ``-k`` selects fewer, as
+    ``make test-experiment`` does)."""
+    wanted = {item.callspec.params["name"] for item in request.session.items
+              if getattr(item, "originalname", "") == "test_adapter_equals_the_widget"}
+    cases = {name: settings(cls, i) for i, (name, cls) in enumerate(sorted(EXPERIMENTS.items()))
+             if name in wanted}
     proc = subprocess.run([sys.executable, "-c", _ADAPTER, str(ROOT), json.dumps(cases)],
                           capture_output=True, text=True, timeout=600,
                           env={**os.environ, "PYTHONHASHSEED": "0", "MPLBACKEND": "Agg"})

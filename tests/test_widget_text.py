@@ -40,6 +40,7 @@ MIN_NARROW_PX = 14.0
 TOLERANCE = 1.0
 
 
+from sampling import count  # noqa: E402
 from widget_helpers import settings  # noqa: E402
 
 
@@ -152,7 +153,8 @@ def test_every_text_readable_inside_and_apart(name, narrow):
     exp = cls(narrow=narrow)
     try:
         found = []
-        for values in [{}] + settings(cls, 20 + sorted(EXPERIMENTS).index(name)):
+        # defaults and 3 random settings (1 in make test-fast), each setting every control
+        for values in [{}] + settings(cls, 20 + sorted(EXPERIMENTS).index(name), count(3, 1)):
             if values:
                 exp.set(**values)
             found += [f"{values or 'defaults'}: {p}" for p in problems(exp, narrow)]

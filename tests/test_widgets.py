@@ -24,6 +24,7 @@ import numpy as np
 import pytest
 
 import widgets
+from sampling import count
 from widget_helpers import finite
 from widgets import EXPERIMENTS, Experiment
 from widgets.style import COLORS
@@ -296,7 +297,9 @@ def test_nice_limit():
 # ------------------------------------------------------------------ pixels, leaks, frames
 
 
-RANDOM_STATES = 4
+#: states of the random walk per experiment (2 in make test-fast; every control is swept
+#: by test_sweep_every_control either way)
+RANDOM_STATES = count(4, 2)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -323,14 +326,15 @@ def test_blitting_leaves_no_stale_pixels(exps, name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_no_pyplot_figure_and_no_leaks(exps, name):
-    """A hundred updates create no widget, no artist, no figure and no lasting objects."""
+    """A hundred updates (48 in make test-fast) create no widget, no artist, no figure and no
+    lasting objects."""
     import matplotlib.pyplot as plt
 
     def n_widgets():
         return len(ipywidgets.widgets.widget._instances)
 
     e = get(exps, name)
-    n = 100
+    n = count(100, 48)
     spec = e._specs[e.main_control]
     vals = spec.sweep(25)
     for v in vals[:3]:                             # warm caches first

@@ -13,7 +13,14 @@ lane's time instead of the sum.  The stage times printed are measured with the o
 beside them; the browser stages wait on conditions, never on time, so that load does not fail
 them (they are run five times in a row beside another ``make test`` before a release).
 A stage's output is printed, whole, when it ends.  ``--serial`` (and ``--from N``) runs the
-stages one after the other, streaming their output; ``--fast`` runs stages 1-2.
+stages one after the other, streaming their output.
+
+``--fast`` (``make test-fast``, the author's loop) runs stages 1-2 with stage 1 *sampled*
+(pytest ``--sampled``, tests/sampling.py): the exhaustive fuzz, sweep and property runs take a
+seeded subset that still reaches every experiment, control and public function; ``make test``
+runs them whole.  ``--experiment NAME`` (``make test-experiment NAME=...``) runs one registered
+experiment's own tests (tests/test_widget_<module>.py) and every registry-wide test of it,
+unsampled.
 """
 
 from __future__ import annotations
@@ -96,8 +103,35 @@ LANES: tuple[tuple[int, ...], ...] = ((1, 2, 4, 3), (5, 6, 7, 8, 9, 10, 11, 12))
 #: the stages an author runs after every edit; `make test` runs them all.
 FAST_STAGES = 2
 
+#: the pytest option of stage 1 in `make test-fast` (tests/conftest.py, tests/sampling.py)
+SAMPLED = "--sampled"
 
-def _command(number: int, cmd: list[str], reports: Path, lanes: bool) -> list[str]:
+#: the files of the registry-wide tests, each parametrized by the experiment's registry name
+REGISTRY_TESTS = ["tests/test_widgets.py", "tests/test_widget_controls.py",
+                  "tests/test_widget_layout.py", "tests/test_widget_text.py",
+                  "tests/test_widget_live.py"]
+
+
+def experiment_command(name: str) -> list[str]:
+    """pytest on one experiment, unsampled: its own test file whole (``-k`` matches its module's
+    name), the registry-wide tests selected by its registry name (their ids carry it) and the
+    check that widgets/README.md's table lists the registry.  ValueError for a name that is not
+    registered, listing the registered ones."""
+    sys.path.insert(0, str(ROOT))
+    from widgets import EXPERIMENTS
+
+    if name not in EXPERIMENTS:
+        raise ValueError(f"--experiment: no experiment {name!r}: expected one of {sorted(EXPERIMENTS)}")
+    module = EXPERIMENTS[name].__module__.rpartition(".")[2]
+    own = f"test_widget_{module}"
+    return [PY, "-m", "pytest", "-q", f"tests/{own}.py", *REGISTRY_TESTS,
+            "-k", f"{name} or {own} or readme"]
+
+
+def _command(number: int, cmd: list[str], reports: Path, lanes: bool,
+             sampled: bool = False) -> list[str]:
+    if number == 1 and sampled:
+        cmd = [*cmd, SAMPLED]
     if "pytest" in cmd:
         cmd = [*cmd, f"--junitxml={reports / f'stage{number}.xml'}"]
     elif cmd[1:2] == ["tools/nbval_stage.py"]:     # two pytest runs: stageN.xml, stageN-simd.xml
@@ -114,14 +148,18 @@ def _report(number: int, name: str, rc: int) -> None:
         print(f"FAIL: pytest collected no tests (exit 5) in stage {number}. {name!r}", flush=True)
 
 
-def run_serial(numbers: list[int], env: dict, reports: Path) -> list[tuple[int, float, int]]:
-    """The stages one after the other, output streamed; stop at the first failure."""
+def run_serial(numbers: list[int], env: dict, reports: Path,
+               sampled: bool = False) -> list[tuple[int, float, int]]:
+    """The stages one after the other, output streamed; stop at the first failure.  ``sampled``:
+    stage 1 with pytest ``--sampled`` (``--fast``)."""
     timings = []
     for number in numbers:
         name, cmd = STAGES[number - 1]
-        print(f"\n=== {number}. {name}\n$ {' '.join(cmd)}", flush=True)
+        cmd = _command(number, cmd, reports, False, sampled)
+        print(f"\n=== {number}. {name}{' (sampled)' if sampled and number == 1 else ''}\n"
+              f"$ {' '.join(cmd)}", flush=True)
         t0 = time.perf_counter()
-        rc = subprocess.call(_command(number, cmd, reports, False), cwd=ROOT, env=env)
+        rc = subprocess.call(cmd, cwd=ROOT, env=env)
         _report(number, name, rc)
         timings.append((number, time.perf_counter() - t0, rc))
         if rc != 0:
@@ -180,8 +218,30 @@ def run_lanes(env: dict, reports: Path) -> list[tuple[int, float, int]]:
     return sorted(timings)
 
 
+def run_experiment(name: str, env: dict) -> int:
+    """``--experiment NAME``: one experiment's tests (:func:`experiment_command`), timed."""
+    try:
+        cmd = experiment_command(name)
+    except ValueError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    print(f"=== experiment {name}: its own tests and the registry-wide tests for it\n$ {' '.join(cmd)}",
+          flush=True)
+    t0 = time.perf_counter()
+    rc = subprocess.call(cmd, cwd=ROOT, env=env)
+    print(f"{time.perf_counter() - t0:8.1f} s  {'ok' if rc == 0 else f'FAIL, exit {rc}'}  experiment {name}")
+    return rc
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if "--experiment" in argv:
+        i = argv.index("--experiment")
+        if i + 1 >= len(argv):
+            print("--experiment: expected the experiment's registry name, e.g. --experiment kinetic_energy",
+                  file=sys.stderr)
+            return 2
+        return run_experiment(argv[i + 1], dict(os.environ, PYTHONHASHSEED="0", MPLBACKEND="Agg"))
     # local use only: `tools/run_tests.py --from 5` starts at stage 5, one stage after another
     first = int(argv[argv.index("--from") + 1]) if "--from" in argv else 1
     last = FAST_STAGES if "--fast" in argv else len(STAGES)
@@ -190,7 +250,8 @@ def main(argv: list[str] | None = None) -> int:
     reports = Path(tempfile.mkdtemp(prefix="spatialbook-tests-"))
     t_all = time.perf_counter()
     numbers = list(range(first, last + 1))
-    timings = run_serial(numbers, env, reports) if serial else run_lanes(env, reports)
+    timings = (run_serial(numbers, env, reports, sampled="--fast" in argv) if serial
+               else run_lanes(env, reports))
     print("\n=== summary")
     for number, seconds, rc in timings:
         print(f"{seconds:8.1f} s  {'ok  ' if rc == 0 else 'FAIL'}  {number}. {STAGES[number - 1][0]}")

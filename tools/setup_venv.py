@@ -16,7 +16,7 @@ chosen interpreter.  The script
 4. writes the stamp last, so an interrupted set-up is redone next time.
 
 uv installs the same pins as pip from the same registry (PyPI); it only downloads in parallel
-and links from its cache, which is why it is used (figures in the README).
+and links from its cache, which is why it is used (figures in CONTRIBUTING.md).
 """
 
 from __future__ import annotations
