@@ -84,10 +84,10 @@ def second_page(browser_type, pages: dict, phone: bool) -> tuple[float, dict, li
     frame (s), its boot phases, and the big files the server sent again (path, status).
 
     Live mode having run, later pages start Python by themselves from their head (the warm
-    start, tools/sb_live.py ``_warm_script``): the second page is clicked as soon as it has loaded (the
-    worst case: the warm start has barely begun), a third once Python is ready (a reader who
-    reads before clicking); also returned: the third click's first frame (s) and how long
-    the warm start took from the page's load to ready (s)."""
+    start, tools/live_pages.py ``warm_script``): the second page is clicked as soon as it has
+    loaded (the worst case: the warm start has barely begun), a third once Python is ready (a
+    reader who reads before clicking); also returned: the third click's first frame (s) and
+    how long the warm start took from the page's load to ready (s)."""
     rels = sorted(set(pages.values()))
     names = {rel: next(n for n, r in sorted(pages.items()) if r == rel) for rel in rels[:3]}
     _Counting.log = []

@@ -1,7 +1,7 @@
 """Issue 20: the static book's frames at twice the pixel density, for 2x screens only.
 
 ``widgets.players.dense_frames`` draws a player's sweep again at 2x; the book's build
-(``tools/sb_live.add_dense_frames``) writes those frames as files and lists them in the player.
+(``tools/live_frames.add_dense_frames``) writes those frames as files and lists them in the player.
 A 2x frame must be the picture live mode draws on a 2x screen for the same values (an
 independent path: ``widgets.live.Live``, the figure drawn at 1x, then at twice the dpi), pixel
 for pixel, so a stale or mismatched frame fails here; the page of a 1x reader gains only the
@@ -28,7 +28,7 @@ from PIL import Image
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 
-import sb_live  # noqa: E402
+import live_frames  # noqa: E402
 from widgets import EXPERIMENTS  # noqa: E402
 from widgets.live import Live  # noqa: E402
 from widgets.players import dense_frames  # noqa: E402
@@ -104,13 +104,13 @@ def test_player_values_recovers_the_drawn_values():
     arm = EXPERIMENTS["arm_explorer"]
     sweep = next(c for c in arm.CONTROLS if c.name == "q2").sweep(17)
     texts = [_fmt(v) for v in sweep]
-    assert sb_live.player_values(arm, "q2", texts) == sweep       # not the 4-digit texts
+    assert live_frames.player_values(arm, "q2", texts) == sweep       # not the 4-digit texts
     probes = EXPERIMENTS["probes"]
     options = next(c for c in probes.CONTROLS if c.name == "path").options
-    assert sb_live.player_values(probes, "path", ["0", "1", "2"]) == list(options)
-    assert sb_live.player_values(EXPERIMENTS[NAME], CONTROL, ["0", "0.4"]) == [0.0, 0.4]
+    assert live_frames.player_values(probes, "path", ["0", "1", "2"]) == list(options)
+    assert live_frames.player_values(EXPERIMENTS[NAME], CONTROL, ["0", "0.4"]) == [0.0, 0.4]
     with pytest.raises(ValueError, match="no control"):
-        sb_live.player_values(probes, "nope", ["0"])
+        live_frames.player_values(probes, "nope", ["0"])
 
 
 def test_the_build_lists_2x_frames_and_adds_nothing_else(tmp_path, player_page):
@@ -122,7 +122,7 @@ def test_the_build_lists_2x_frames_and_adds_nothing_else(tmp_path, player_page):
 
     stats: dict = {}
     cache = tmp_path / "cache"
-    built = sb_live.add_dense_frames(page, tmp_path / "html", pathto, {uid: cls}, stats, cache)
+    built = live_frames.add_dense_frames(page, tmp_path / "html", pathto, {uid: cls}, stats, cache)
     lists = _LIST.findall(built)
     assert len(lists) == 1
     assert _LIST.sub("", built) == page                    # the 1x page: only the list added
@@ -139,21 +139,21 @@ def test_the_build_lists_2x_frames_and_adds_nothing_else(tmp_path, player_page):
 
     # the next build takes them from the cache: same list, nothing drawn
     again: dict = {}
-    rebuilt = sb_live.add_dense_frames(page, tmp_path / "html2", pathto, {uid: cls}, again, cache)
+    rebuilt = live_frames.add_dense_frames(page, tmp_path / "html2", pathto, {uid: cls}, again, cache)
     assert rebuilt == built and again["linked"] == 2 * len(VALUES) and not again.get("drawn")
     # other settings are other frames (the cache is keyed by them)
     other = page.replace("&quot;omega&quot;: -1.5", "&quot;omega&quot;: 1.0")
     assert other != page
     third: dict = {}
-    sb_live.add_dense_frames(other, tmp_path / "html3", pathto, {uid: cls}, third, cache)
+    live_frames.add_dense_frames(other, tmp_path / "html3", pathto, {uid: cls}, third, cache)
     assert third["drawn"] == 2 * len(VALUES)
     # only what a build used stays in the cache
-    removed = sb_live.prune_dense_cache(cache, third["used"])
+    removed = live_frames.prune_dense_cache(cache, third["used"])
     assert removed > 0 and {p.name for p in cache.iterdir()} == third["used"]
 
 
 def test_a_player_the_build_does_not_know_is_left_alone(tmp_path, player_page):
-    assert sb_live.add_dense_frames(player_page, tmp_path, lambda n, r: n, {}) == player_page
+    assert live_frames.add_dense_frames(player_page, tmp_path, lambda n, r: n, {}) == player_page
     assert not (tmp_path / "_sb_frames").exists()
 
 

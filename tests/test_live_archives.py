@@ -113,7 +113,7 @@ def test_site_archive_is_deterministic_trimmed_and_compiled(tmp_path):
 
 def test_pyodide_under_node_compiles_the_bytecode(tmp_path):
     """Without a CPython 3.12, the build compiles live mode's bytecode with Pyodide's own
-    CPython 3.12 under Node.js (tools/pyodide_python.mjs; tools/sb_live.py ``compilers``):
+    CPython 3.12 under Node.js (tools/pyodide_python.mjs; tools/live_compile.py ``compilers``):
     the book's packages' zip gets 3.12 bytecode (magic number 3531), hash-based and unchecked,
     that runs the module's code when a CPython 3.12 is here to load it."""
     import shutil
@@ -139,9 +139,9 @@ def test_pyodide_under_node_compiles_the_bytecode(tmp_path):
     assert pyc[:4] == (3531).to_bytes(2, "little") + b"\r\n", pyc[:4]   # CPython 3.12's
     assert int.from_bytes(pyc[4:8], "little") == 0b01             # hash-based, unchecked
     sys.path.insert(0, str(ROOT / "tools"))
-    import sb_live
+    import live_compile
 
-    exe = sb_live.python312()
+    exe = live_compile.python312()
     if exe is not None:                  # a native 3.12 runs what Pyodide compiled
         (tmp_path / "m.pyc").write_bytes(pyc)
         out = subprocess.run([exe, "-c", "import marshal, sys; ns = {}; "
@@ -245,11 +245,11 @@ def test_packages_zip_carries_the_robot_files_as_package_data(tmp_path, monkeypa
     """Live mode's packages zip holds book/models/ as package data of widgets, and unpacked
     where no book/ folder exists (as in the browser) widgets.robots reads the very files from it.
     (The axis fits and the bytecode, slow and tested elsewhere, are left out here.)"""
-    import sb_live
+    import live_packages
 
-    monkeypatch.setattr(sb_live, "fitted_limits", lambda: [])
-    monkeypatch.setattr(sb_live, "compilers", lambda *a, **k: [])
-    dest = sb_live.packages_zip(tmp_path / "sb_packages.zip", ROOT / "tools" / "pyodide-0.27.7-fontlist-v330.json")
+    monkeypatch.setattr(live_packages, "fitted_limits", lambda: [])
+    monkeypatch.setattr(live_packages, "compilers", lambda *a, **k: [])
+    dest = live_packages.packages_zip(tmp_path / "sb_packages.zip", ROOT / "tools" / "pyodide-0.27.7-fontlist-v330.json")
     site = tmp_path / "site"
     with zipfile.ZipFile(dest) as zf:
         names = zf.namelist()

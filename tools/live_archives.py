@@ -27,7 +27,7 @@ compiled with the paths the modules have in Pyodide, so tracebacks name the righ
 matplotlib's without docstrings (:data:`NO_DOCSTRINGS`).  The
 bytecode of CPython 3.12 is Pyodide 0.27's, so compiling needs a Python 3.12: a CPython 3.12
 found on the machine, or else Pyodide's own under Node.js (``node tools/pyodide_python.mjs
-DIST tools/live_archives.py ...``; ``tools/sb_live.py`` ``compilers``); ``--no-compile`` (any
+DIST tools/live_archives.py ...``; ``tools/live_compile.py`` ``compilers``); ``--no-compile`` (any
 Python 3) keeps the ``.py`` files instead, and the standard library as it is: live mode
 works, and starts slower.
 

@@ -20,7 +20,7 @@ lock, less :data:`UNUSED`).  EACH file is checked against hashes committed here,
 (committed as ``tools/pyodide-0.27.7-lock.json``), the core files, which the lock does not
 list, against ``tools/pyodide-0.27.7-core.sha256``.  A file that does not match is never used.
 The site serves the core and the lock (:func:`stage`); the wheels' files reach it unpacked into
-live mode's site archive (``tools/live_archives.py``, made by ``tools/sb_live.py``).
+live mode's site archive (``tools/live_archives.py``, made by ``tools/live_stage.py``).
 
 The verified files are cached in ``~/.cache/spatialbook/pyodide-0.27.7/`` (``$SB_PYODIDE_CACHE``
 overrides it); a cached file is re-hashed before each use.  ``SB_PYODIDE_OFFLINE=1`` forbids

@@ -6,7 +6,7 @@
 // python_stdlib.zip, pyodide-lock.json).  The host's file system is mounted at /host inside
 // Pyodide, and SCRIPT and every argument that is an absolute path are read there, so the
 // script reads and writes the host's files.  The exit status is the script's (SystemExit).
-// Used by tools/sb_live.py to compile live mode's bytecode (tools/live_archives.py) where the
+// Used by tools/live_compile.py to compile live mode's bytecode (tools/live_archives.py) where the
 // builder's machine has no CPython 3.12: the bytecode is then made by the very interpreter
 // the browser runs.
 import path from "node:path";

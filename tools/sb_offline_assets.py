@@ -78,12 +78,12 @@ def _drop_thebe_cdn(app) -> None:
 
 def setup(app):
     app.connect("config-inited", _config_inited)
-    try:  # live mode (tools/sb_live.py, next to this file): absent from the build tool's tiny test books
-        import sb_live  # noqa: F401
+    try:  # live mode (tools/live_stage.py, next to this file): absent from the build tool's tiny test books
+        import live_stage  # noqa: F401
     except ImportError:
         pass
     else:
-        app.setup_extension("sb_live")
+        app.setup_extension("live_stage")
     if "sphinx_thebe" in app.extensions:
         _drop_thebe_cdn(app)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

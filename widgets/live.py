@@ -125,7 +125,7 @@ def install_fontlist(source: str) -> list[str]:
 
 def install_fitted(source: str) -> int:
     """Start with the axis fits the book's build made natively (``widgets.limits``
-    ``export_fitted``; tools/sb_live.py writes them beside the packages): each experiment's
+    ``export_fitted``; tools/live_packages.py writes them beside the packages): each experiment's
     first picture at its defaults then evaluates no scene to fit its axes.  Returns how many
     were taken (0 without the file)."""
     if not os.path.isfile(source):

@@ -74,7 +74,7 @@ def static_player(exp: "Experiment", control: str | None = None, values: Sequenc
                         settings=settings, control=control, min_scale=WIDE_MIN_SCALE)
 
 
-#: zlib level of the 2x frames: they are made at every build of the book (tools/sb_live.py), so
+#: zlib level of the 2x frames: they are made at every build of the book (tools/live_frames.py), so
 #: fast (level 1: 5 ms a frame, 14 % bigger than level 6's 21 ms, measured on E12's frame)
 DENSE_COMPRESS_LEVEL = 1
 
@@ -87,7 +87,7 @@ def dense_frames(cls: type, settings: dict, control: str, values: Sequence,
     ``narrow``: the phone layout.  One experiment draws the whole sweep (blitted), made and
     first drawn at 1x, then at ``scale`` times its dpi: what live mode shows a 2x screen for
     the same values (``widgets/live.py``; the phone layout's first 1x picture decides how far
-    a panel is narrowed, as for the 1x frames).  The static book's 2x frames (tools/sb_live.py
+    a panel is narrowed, as for the 1x frames).  The static book's 2x frames (tools/live_frames.py
     ``add_dense_frames``)."""
     from .blit import encode_png
 

@@ -3,7 +3,7 @@
 ``robot_file("panda.urdf")`` returns a file's text.  In the repository (JupyterLab, tests, the
 book's build) it is read from ``book/models/``, where the chapters read it too; live mode's
 archive carries the same files as package data of ``widgets`` (``widgets/robot_files/``, put
-there by ``tools/sb_live.py``), so the experiment reads the very file in the browser.  No copy
+there by ``tools/live_packages.py``), so the experiment reads the very file in the browser.  No copy
 of a model lives in a Python module.
 """
 

@@ -70,7 +70,7 @@ def _js_string_list(items: Sequence[str]) -> str:
     return json.dumps(list(items), ensure_ascii=True).replace("</", "<\\/")
 
 
-# The 2x frames: files the book's build lists in the player (tools/sb_live.py); only a screen
+# The 2x frames: files the book's build lists in the player (tools/live_frames.py); only a screen
 # of devicePixelRatio >= 1.5 asks for them, through a srcset "2x" (the picture keeps its CSS
 # size, and the browser fetches the srcset's picture instead of the src's; a 1x screen never
 # fetches one).
@@ -163,7 +163,7 @@ def frame_player(frames: list[bytes], values: list[float], label: str,
         the player's content box is narrower than ``min_scale`` times the wide frames' width
         (below that the wide frames would shrink their smallest text under 12 CSS px).  Kept
         in a JSON ``<script>`` that the book's build moves into files fetched only on such
-        screens (tools/sb_live.py).  The build also draws both layouts again at twice the
+        screens (tools/live_frames.py).  The build also draws both layouts again at twice the
         pixel density and lists those files in a ``<script class="sb-2x-frames">``
         (``{"base": folder, "wide": [names], "narrow": [names]}``): the player shows them
         (``srcset`` "2x", same CSS size) only where ``devicePixelRatio >= 1.5``.

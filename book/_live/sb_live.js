@@ -1,6 +1,6 @@
 /* Live mode of the static book: the one browser adapter of every experiment (main thread).
  *
- * Loaded by the first click on a "Run live" button (tools/sb_live.py adds the buttons, each
+ * Loaded by the first click on a "Run live" button (tools/live_pages.py adds the buttons, each
  * with a hidden progress bar the click shows at once).  Python never runs on the page's main
  * thread: one Web Worker per page (sb_worker.js, shared by the page's experiments) downloads
  * Pyodide from the site itself (../_pyodide/, no CDN, the browser's ordinary HTTP cache), the
@@ -15,7 +15,7 @@
  *
  * Warm start: once live mode has run in this browser, a later page starts the worker itself
  * from a script in its head, loads this script once its HTML is parsed and calls warm() (see
- * tools/sb_live.py _warm_script): Python starts from the HTTP cache, this script takes the
+ * tools/live_pages.py warm_script): Python starts from the HTTP cache, this script takes the
  * worker over (window.__sbEarly) and draws the page's experiments, and a click shows the
  * drawn picture at once.
  */
@@ -40,7 +40,7 @@
     if (booting) { return booting; }
     booting = new Promise(function (resolve, reject) {
       // the warm start's worker, started by the page before this script had loaded
-      // (tools/sb_live.py _warm_script), with the messages it has sent meanwhile
+      // (tools/live_pages.py warm_script), with the messages it has sent meanwhile
       var early = window.__sbEarly;
       window.__sbEarly = null;
       worker = early ? early.worker : new Worker(base + "sb_worker.js");
@@ -519,7 +519,7 @@
 
   // Warm start.  A reader who has run live mode once in this browser (remembered in
   // localStorage) gets Python started in the background when a later page with experiments
-  // has loaded (the inline script of tools/sb_live.py's button calls warm()): the files come
+  // has loaded (the inline script of tools/live_pages.py's button calls warm()): the files come
   // from the browser's cache, so nothing is downloaded, and a click then only draws.  Each
   // bar's hint says so and offers to stop it; a reader who never started live mode gets
   // nothing of this (the page loads no live file before a click).

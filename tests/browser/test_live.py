@@ -211,9 +211,9 @@ def test_bytecode_is_built_when_a_python312_is_found():
 
     sys.path.insert(0, str(ROOT / "tools"))
     import live_archives
-    import sb_live
+    import live_compile
 
-    if sb_live.python312() is None and shutil.which("node") is None:
+    if live_compile.python312() is None and shutil.which("node") is None:
         pytest.skip("no CPython 3.12 and no Node.js on this machine: the book may be built "
                     "without bytecode")
     with tarfile.open(SITE / "_live" / "sb_site.tar.gz") as tf:

@@ -281,7 +281,7 @@ def test_the_built_2x_frames_are_a_fresh_drawing():
     from PIL import Image
 
     sys.path.insert(0, str(SITE.parents[2] / "tools"))
-    import sb_live
+    import live_frames
     from widgets import EXPERIMENTS
     from widgets.players import dense_frames
 
@@ -296,7 +296,7 @@ def test_the_built_2x_frames_are_a_fresh_drawing():
     settings = json.loads(html.unescape(re.search(r'data-sb-settings="([^"]*)"', attrs).group(1)))
     texts = json.loads(re.search(rf'id="{uid}-img".*?var values = (\[.*?\]);', text, re.S).group(1))
     cls = EXPERIMENTS["probes"]
-    values = sb_live.player_values(cls, "path", texts)
+    values = live_frames.player_values(cls, "path", texts)
     for layout in ("wide", "narrow"):
         fresh = dense_frames(cls, settings, "path", values, layout == "narrow")
         for name, png in zip(listed[layout], fresh):

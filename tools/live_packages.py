@@ -1,0 +1,75 @@
+"""Live mode's packages: ``_live/sb_packages.zip``, the book's own code for Pyodide.
+
+The zip holds the book's ``spatialbook`` and ``widgets`` packages as they are in the working
+tree (``*.py`` only, with their bytecode when a Python 3.12 compiler is found:
+``tools/live_compile.py``), the robot description files of ``book/models/`` as package data
+of ``widgets`` (``widgets/robot_files/``, read by ``widgets.robots.robot_file``), matplotlib's
+prebuilt font list (less the fonts the site archive leaves out) and every experiment's axis
+fits at its defaults (:data:`FITTED`).  Pyodide unpacks it on first use.  ``PACKAGES`` and
+``robot_files`` also key the 2x frames' cache (``tools/live_frames.py``): a frame depends on
+the code that draws it.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import zipfile
+from pathlib import Path
+
+from live_compile import compilers
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("spatialbook", "widgets")
+
+
+def robot_files() -> list:
+    """The robot description files of book/models/, shipped in the packages' zip as package data of
+    widgets (``widgets/robot_files/``, read by ``widgets.robots.robot_file``)."""
+    return sorted(p for p in (ROOT / "book" / "models").iterdir() if p.suffix in (".urdf", ".xml"))
+
+
+#: in sb_packages.zip: the experiments' axis fits at their defaults (``fitted_limits``)
+FITTED = "fitted_limits.json"
+
+
+def fitted_limits() -> list:
+    """Every registered experiment's axis fits at its defaults (``widgets.limits``), made here
+    natively, for live mode to start with (``widgets/live.py`` ``install_fitted``)."""
+    sys.path.insert(0, str(ROOT))
+    from widgets import EXPERIMENTS, limits
+
+    for name in sorted(EXPERIMENTS):
+        EXPERIMENTS[name]().close()          # draws once: fits every panel at the defaults
+    return limits.export_fitted()
+
+
+def packages_zip(dest: Path, fontlist: Path) -> Path:
+    """The project's packages (``*.py`` only), the font list (less the fonts the site archive
+    leaves out) and the experiments' axis fits at their defaults (:data:`FITTED`), as a zip."""
+    import subprocess
+
+    from live_archives import kept_fonts, zip_put    # the fonts the site archive holds
+
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED) as zf:
+        for pkg in PACKAGES:
+            for path in sorted((ROOT / pkg).rglob("*.py")):
+                rel = path.relative_to(ROOT).as_posix()
+                if "__pycache__" not in rel:
+                    zip_put(zf, rel, path.read_bytes())
+        for path in robot_files():                     # package data: widgets.robots.robot_file
+            zip_put(zf, f"widgets/robot_files/{path.name}", path.read_bytes())
+        zip_put(zf, "fontlist-v330.json",
+                json.dumps(kept_fonts(json.loads(fontlist.read_text())), indent=2))
+        zip_put(zf, FITTED, json.dumps(fitted_limits()))
+    script = Path(__file__).resolve().parent / "live_archives.py"
+    tried = []
+    for prefix in compilers():   # their bytecode too, as for the site archive
+        tried.append(subprocess.run([*prefix, str(script), "--packages", str(dest)]).returncode)
+        if tried[-1] == 0:
+            break
+    if tried and tried[-1] != 0:
+        print("sb_live: the packages' bytecode was not compiled (they still work)",
+              file=sys.stderr)
+    return dest
