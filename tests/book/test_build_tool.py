@@ -53,6 +53,8 @@ def make_book(tmp: Path, intro: str = INTRO, extra: str = "") -> Path:
     shutil.copy(ROOT / "jupyter_book.yml", tmp)
     book = tmp / "book"
     book.mkdir()
+    (book / "_static").mkdir()                          # the favicon the configuration names
+    shutil.copy(ROOT / "book" / "_static" / "favicon.svg", book / "_static")
     (book / "intro.md").write_text(intro, encoding="utf-8")
     (book / "glossary.md").write_text(GLOSSARY, encoding="utf-8")
     (book / "_toc.yml").write_text(TOC.format(extra=extra), encoding="utf-8")
