@@ -514,6 +514,54 @@ def test_door_on_a_vertical_slider_closed_form():
     close(sb.inverse_dynamics(tree, [0.3, 1.1], [0.2, 2.0], [-1.0, 3.0]), [(m1 + M) * (-1.0 + 9.81), I_Oz * 3.0])
 
 
+@covers("body_poses", "jacobian", "center_of_mass", "centroidal_momentum_matrix", "centroidal_momentum")
+def test_bifold_door_kinematics_and_momentum_closed_form():
+    """The bifold door (two leaves, hinges along z, the second at the first one's free edge,
+    l = 0.8 m out): leaf 2's origin is l (cos q1, sin q1, 0) and its axes are turned by q1 + q2;
+    the space Jacobian's columns are the hinges' screw axes [e_z; -e_z x p_i]; at leaf 2's hinge
+    (mixed: its origin, world axes) the first column gains the linear part e_z x p_2.  Each
+    leaf's centre of mass moves on circles, so the centre of mass and the momentum are sums of
+    plane vectors; l_G,z = sum (I_C,z w_i + m ((c_i - G) x v_i)_z)."""
+    l, c = A_W, A_W / 2
+    bifold = sb.Tree([-1, 0], [np.eye(6), sb.motion_transform(np.eye(3), [l, 0, 0])],
+                     [[0, 0, 1, 0, 0, 0]] * 2, [door_I_O(), door_I_O()])
+    q1, q2, w1, w2 = 0.4, -1.1, 1.5, -0.7
+    e = lambda a: np.array([np.cos(a), np.sin(a), 0.0])            # noqa: E731
+    ez = np.array([0.0, 0.0, 1.0])
+    R, p = sb.body_poses(bifold, [q1, q2])
+    close(p, [[0, 0, 0], l * e(q1)])
+    close(R[1], [[np.cos(q1 + q2), -np.sin(q1 + q2), 0], [np.sin(q1 + q2), np.cos(q1 + q2), 0], [0, 0, 1]])
+    p2 = l * e(q1)
+    close(sb.jacobian(bifold, [q1, q2], 1), np.column_stack([np.r_[ez, 0, 0, 0], np.r_[ez, -np.cross(ez, p2)]]))
+    close(sb.jacobian(bifold, [q1, q2], 1, frame="mixed"),
+          np.column_stack([np.r_[ez, np.cross(ez, p2)], np.r_[ez, 0, 0, 0]]))
+    close(sb.jacobian(bifold, [q1, q2], "joint0", frame="body"), np.column_stack([np.r_[ez, 0, 0, 0], np.zeros(6)]))
+    c1, c2 = c * e(q1), p2 + c * e(q1 + q2)
+    G = (c1 + c2) / 2
+    close(sb.center_of_mass(bifold, [q1, q2]), G)
+    v1, v2 = w1 * np.cross(ez, c1), w1 * np.cross(ez, p2) + (w1 + w2) * np.cross(ez, c2 - p2)
+    l_G = I_C_DIAG[2] * (2 * w1 + w2) + M * (np.cross(c1 - G, v1) + np.cross(c2 - G, v2))[2]
+    h_G = np.r_[0, 0, l_G, M * (v1 + v2)]
+    close(sb.centroidal_momentum(bifold, [q1, q2], [w1, w2]), h_G)
+    close(sb.centroidal_momentum_matrix(bifold, [q1, q2]) @ [w1, w2], h_G)
+
+
+@covers("configuration_rate", "integrate")
+def test_free_body_screw_motion_closed_form():
+    """A free body at the origin moving with the body twist [w e_z; v e_x] for t seconds turns
+    by w t about z while its origin runs along a circle of radius v / w:
+    p = (v / w)(sin wt, 1 - cos wt, 0), quat = (cos wt/2, 0, 0, sin wt/2); at t = 0 the rates
+    are p' = v e_x and quat' = 1/2 (1, 0) (x) (0, w e_z) = (0, 0, 0, w / 2)."""
+    free = sb.Tree([-1], [np.eye(6)], [np.zeros(6)], [door_I_O()], kinds=["free"])
+    w, v = 1.3, 0.6
+    qd = [0, 0, w, v, 0, 0]
+    start = [0, 0, 0, 1, 0, 0, 0]
+    close(sb.configuration_rate(free, start, qd), [v, 0, 0, 0, 0, 0, w / 2])
+    for t in (0.01, 0.9, 2.5):
+        close(sb.integrate(free, start, qd, t),
+              [v / w * np.sin(w * t), v / w * (1 - np.cos(w * t)), 0, np.cos(w * t / 2), 0, 0, np.sin(w * t / 2)])
+
+
 def test_every_public_function_has_a_closed_form_test():
     public = {name for name in sb.__all__ if callable(getattr(sb, name)) or name == "DOOR"}
     missing = sorted(public - COVERED)
