@@ -15,10 +15,15 @@ tick of every axes (3-D axes and colour bars included) must be
 * labelled by names the experiment gave (``set_xticks(xs, names)``), or else by the numbers with the
   decimals the most precise tick needs, a true minus sign and no offset or multiplier text.
 
-The other-Pythons stage (``tools/test_pythons.py``) runs this file on matplotlib 3.10 and on
-Pyodide's stack, so a stack whose ticks differ from the rule (and so from 3.11's) fails there.
+The rule's input, the axis's room, is measured by the widgets themselves, so a second check
+compares every drawn tick (locations and labels) with the book's frames' as stored in
+``tests/widget_ticks.json`` (written with matplotlib 3.11).  The other-Pythons stage
+(``tools/test_pythons.py``) runs this file on matplotlib 3.10 and on Pyodide's stack, so a stack
+whose ticks differ from 3.11's fails there.  An experiment whose axes change on purpose fails here
+too: write the file again (on Python >= 3.11, the lock's matplotlib) and commit it with the change.
 
-    .venv/bin/python tests/test_widget_ticks.py > ticks.json   # every drawn tick, to compare stacks
+    .venv/bin/python tests/test_widget_ticks.py --write   # store the ticks drawn now
+    .venv/bin/python tests/test_widget_ticks.py > t.json  # every drawn tick, in full
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ import json
 import math
 import sys
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 from matplotlib import ticker
@@ -34,6 +40,8 @@ from matplotlib import ticker
 from widgets import EXPERIMENTS
 
 MINUS = "\N{MINUS SIGN}"
+#: the ticks of the book's frames (matplotlib 3.11) per experiment and layout
+STORED = Path(__file__).with_name("widget_ticks.json")
 
 
 def drawn_ticks(exp) -> list[dict]:
@@ -110,10 +118,40 @@ def expected_labels(locs: list[Decimal]) -> list[str]:
 CASES = [(name, narrow) for name in EXPERIMENTS for narrow in (False, True)]
 
 
-@pytest.mark.parametrize("name,narrow", CASES, ids=[f"{n}-{'narrow' if w else 'wide'}" for n, w in CASES])
+def key(name: str, narrow: bool) -> str:
+    return f"{name}-{'narrow' if narrow else 'wide'}"
+
+
+def summary(axes: list[dict]) -> list[list]:
+    """What a reader sees of the ticks: per axis, [axes, axis, locations (9 digits), labels]."""
+    return [[a["axes"], a["axis"], [round(x, 9) + 0.0 for x in a["locs"]], a["labels"]] for a in axes]
+
+
+_DRAWN: dict = {}
+
+
+def drawn(name: str, narrow: bool) -> list[dict]:
+    if (name, narrow) not in _DRAWN:
+        _DRAWN[name, narrow] = drawn_ticks(EXPERIMENTS[name](narrow=narrow))
+    return _DRAWN[name, narrow]
+
+
+@pytest.mark.parametrize("name,narrow", CASES, ids=[key(n, w) for n, w in CASES])
+def test_ticks_are_the_book_frames(name, narrow):
+    """The same ticks and labels as the stored frames' (matplotlib 3.11), on this stack."""
+    stored = json.loads(STORED.read_text(encoding="utf-8"))
+    assert key(name, narrow) in stored, f"{key(name, narrow)} not in {STORED.name}: " \
+        f"run tests/test_widget_ticks.py --write on Python >= 3.11"
+    want = {(a, x): (locs, labels) for a, x, locs, labels in stored[key(name, narrow)]}
+    got = {(a, x): (locs, labels) for a, x, locs, labels in summary(drawn(name, narrow))}
+    bad = [f"axes {a} {x}: drawn {got.get((a, x))}, the book's frames {want.get((a, x))}"
+           for a, x in sorted(set(want) | set(got)) if got.get((a, x)) != want.get((a, x))]
+    assert not bad, f"{key(name, narrow)}:\n" + "\n".join(bad)
+
+
+@pytest.mark.parametrize("name,narrow", CASES, ids=[key(n, w) for n, w in CASES])
 def test_ticks_follow_the_rule(name, narrow):
-    exp = EXPERIMENTS[name](narrow=narrow)
-    axes = drawn_ticks(exp)
+    axes = drawn(name, narrow)
     bad = []
     for a in axes:
         where = f"{name} {'narrow' if narrow else 'wide'}: axes {a['axes']} {a['axis']}"
@@ -143,6 +181,11 @@ def test_the_rule_by_hand():
 
 
 if __name__ == "__main__":
-    table = {f"{n}-{'narrow' if w else 'wide'}": drawn_ticks(EXPERIMENTS[n](narrow=w)) for n, w in CASES}
-    json.dump(table, sys.stdout, indent=1, ensure_ascii=False)
-    sys.stdout.write("\n")
+    table = {key(n, w): drawn(n, w) for n, w in CASES}
+    if sys.argv[1:] == ["--write"]:
+        rows = {k: summary(v) for k, v in table.items()}
+        STORED.write_text("{\n" + ",\n".join(f"{json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}"
+                                              for k, v in rows.items()) + "\n}\n", encoding="utf-8")
+    else:
+        json.dump(table, sys.stdout, indent=1, ensure_ascii=False)
+        sys.stdout.write("\n")
