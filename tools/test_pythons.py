@@ -17,8 +17,8 @@ one's set-up and test times.
 One more environment checks the drawing stack of live mode: a Python 3.12 venv (Pyodide 0.27.7's
 interpreter is CPython 3.12) from the lock, with numpy, matplotlib, Pillow and their drawing
 dependencies replaced by the versions Pyodide ships (``tools/pyodide-0.27.7-lock.json``:
-matplotlib 3.8.4), runs the figure-text and phone-layout checks, so the figures a reader gets
-in live mode are checked as the book's frames are.
+matplotlib 3.8.4), runs the figure-text, phone-layout and tick checks, so the figures a reader
+gets in live mode are checked as the book's frames are (and carry the same ticks).
 """
 
 from __future__ import annotations
@@ -50,7 +50,8 @@ PROBE = "import json, os, platform, sys; print(json.dumps([os.path.realpath(sys.
 #: the library tests and tests/test_widgets.py (every experiment built, set, swept and checked)
 #: instead, and one with other pins (3.10: older numpy and matplotlib) runs everything.
 DRAWING_SUITES = ["tests/test_widget_controls.py", "tests/test_widget_live.py",
-                  "tests/test_widget_text.py", "tests/test_widget_layout.py"]
+                  "tests/test_widget_text.py", "tests/test_widget_layout.py",
+                  "tests/test_widget_ticks.py"]
 DRAWING_STACK = ("import importlib.metadata as m, json; print(json.dumps("
                  "{p: m.version(p) for p in ('numpy', 'matplotlib', 'pillow', 'ipywidgets', 'contourpy')}))")
 
@@ -108,7 +109,8 @@ def junit_counts(xml: Path) -> tuple[int, int, int]:
 PYODIDE_LOCK = ROOT / "tools" / "pyodide-0.27.7-lock.json"
 PYODIDE_DRAWING = ("numpy", "matplotlib", "pillow", "contourpy", "kiwisolver", "fonttools",
                    "pyparsing", "cycler")
-PYODIDE_SUITES = ["tests/test_widget_text.py", "tests/test_widget_layout.py"]
+PYODIDE_SUITES = ["tests/test_widget_text.py", "tests/test_widget_layout.py",
+                  "tests/test_widget_ticks.py"]
 
 
 def pyodide_pins() -> list[str]:

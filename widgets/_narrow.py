@@ -35,6 +35,8 @@ from matplotlib.transforms import Bbox
 
 import matplotlib
 
+from .limits import freeze_tick_room
+
 #: matplotlib before 3.11 (Pyodide's 3.8.4, 3.10 on Python 3.10): see :func:`tight_box`
 _OLD_MATPLOTLIB = tuple(int(x) for x in matplotlib.__version__.split(".")[:2]) < (3, 11)
 
@@ -320,6 +322,8 @@ def narrow_layout(fig: Figure, canvas, width: float = NARROW_WIDTH,
                     text.set_position((x / Wn, y / Hn))
             placed.append(Bbox.from_bounds(x_off, y_off, s * u.width, s * u.height))
             top -= h
+        if round_ == 0:                  # boxes from the code alone: the ticks' room, kept
+            freeze_tick_room(fig)
         renderer = canvas.get_renderer()
         _wrap_wide_text(fig, renderer, Wn, pad, originals)
         _turn_colliding_ticks(fig, renderer)

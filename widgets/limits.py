@@ -150,3 +150,170 @@ def load_fitted(rows: list) -> int:
         _FITTED.setdefault(key, float(lim))
         taken += 1
     return taken
+
+
+# ------------------------------------------------------------------------- ticks of our own
+
+#: the steps a tick interval is chosen from, times a power of ten (matplotlib's MaxNLocator's)
+TICK_STEPS = (1.0, 2.0, 2.5, 5.0)
+_MINUS = "\N{MINUS SIGN}"
+
+
+def tick_room(length_pt: float, label_pt: float, horizontal: bool) -> int:
+    """How many tick intervals an axis ``length_pt`` long holds with labels of ``label_pt``:
+    one per 3 label heights along x (a label up to 3:1 wide), one per 2 along y, from 1 to 9
+    (the rule of matplotlib's ``AutoLocator``, written out so it is the same on every version).
+
+    >>> tick_room(400.0, 9.0, True), tick_room(200.0, 9.0, False), tick_room(10.0, 9.0, True)
+    (9, 9, 1)
+    """
+    n = math.floor(length_pt / (label_pt * (3.0 if horizontal else 2.0))) if label_pt > 0 else 9
+    return int(min(9, max(1, n)))
+
+
+def nice_ticks(lo: float, hi: float, bins: int) -> list[float]:
+    """Ticks on ``[lo, hi]``: the multiples of the smallest step s = m 10^k (m in 1, 2, 2.5, 5)
+    with s >= (hi - lo) / ``bins`` that puts at least two ticks inside (a smaller step
+    otherwise); each tick rounded to 12 significant digits, so 0.1 * 3 is 0.3.
+
+    >>> nice_ticks(-0.2, 1.2, 5), nice_ticks(0.0, 1.0, 4), nice_ticks(-1.1, 1.1, 3)
+    ([0.0, 0.5, 1.0], [0.0, 0.25, 0.5, 0.75, 1.0], [-1.0, 0.0, 1.0])
+    """
+    lo, hi = sorted((float(lo), float(hi)))
+    if not (math.isfinite(lo) and math.isfinite(hi)) or hi - lo <= 0:
+        return [lo] if math.isfinite(lo) else []
+    raw = (hi - lo) / max(1, int(bins))
+    p = 10.0 ** math.floor(math.log10(raw))
+    steps = sorted({m * p * f for m in TICK_STEPS for f in (0.1, 1.0, 10.0)})
+    eps = 1e-9
+    first = next(i for i, s in enumerate(steps) if s >= raw * (1 - eps))
+    for s in reversed(steps[:first + 1]):
+        k0, k1 = math.ceil(lo / s - eps), math.floor(hi / s + eps)
+        if k1 - k0 + 1 >= 2:
+            break
+    return [float(f"{k * s:.12g}") + 0.0 for k in range(k0, k1 + 1)]
+
+
+def tick_labels(locs) -> list[str]:
+    """The labels of ticks ``locs``: every one with the decimals the most precise needs (at
+    most 6), a true minus sign, never "-0".
+
+    >>> tick_labels([-1.5, -0.75, 0.0, 0.75, 1.5]), tick_labels([0, 45, 90]), tick_labels([0.5, 1.0])
+    (['−1.50', '−0.75', '0.00', '0.75', '1.50'], ['0', '45', '90'], ['0.5', '1.0'])
+    """
+    locs = [float(x) for x in locs]
+    digits = 0
+    for x in locs:
+        text = f"{abs(x):.6f}".rstrip("0")
+        digits = max(digits, len(text.partition(".")[2]))
+    out = []
+    for x in locs:
+        s = f"{x:.{digits}f}"
+        if float(s) == 0:
+            s = s.lstrip("-")
+        out.append(s.replace("-", _MINUS))
+    return out
+
+
+def _axis_length(axis) -> tuple[float, float, bool]:
+    """(length in points, tick label size in points, horizontal) of a 2-D or 3-D axes' axis,
+    from the axes' box in the figure as it is placed now."""
+    ax = axis.axes
+    box = ax.get_position()
+    w, h = ax.get_figure().get_size_inches()
+    if getattr(ax, "name", "") == "3d":
+        length, horizontal = max(box.width * w, box.height * h) * 72, True
+    elif axis.axis_name == "x":
+        length, horizontal = box.width * w * 72, True
+    else:
+        length, horizontal = box.height * h * 72, False
+    ticks = axis.get_major_ticks(1)
+    return length, float(ticks[0].label1.get_fontsize()) if ticks else 10.0, horizontal
+
+
+from matplotlib import ticker as _ticker  # noqa: E402  (the helpers above need no matplotlib)
+
+
+class NiceLocator(_ticker.Locator):
+    """Ticks at :func:`nice_ticks` of the axis's view, with the :func:`tick_room` of the axis
+    as it was when :func:`freeze_tick_room` last measured it (``length_pt``, ``label_pt``):
+    the same on every matplotlib version.  Their ``AutoLocator`` is not: it measures the axis
+    after the layout, which each version's text metrics move by a point or two, enough to
+    change the number of intervals (ch01's y axis: 0.5 steps with matplotlib 3.11, 0.25 with
+    3.8.4 in the browser, on an axis 178.9 or 180.6 pt tall)."""
+
+    def __init__(self):
+        self.length_pt = self.label_pt = None
+        self.horizontal = True
+
+    def freeze(self) -> None:
+        """Measure the axis now (see :func:`freeze_tick_room`)."""
+        self.length_pt, self.label_pt, self.horizontal = _axis_length(self.axis)
+
+    @property
+    def bins(self) -> int:
+        if self.length_pt is None:
+            self.freeze()
+        return tick_room(self.length_pt, self.label_pt, self.horizontal)
+
+    def __call__(self):
+        lo, hi = self.axis.get_view_interval()
+        return self.tick_values(lo, hi)
+
+    def tick_values(self, vmin, vmax):
+        return nice_ticks(vmin, vmax, self.bins if self.axis is not None else 9)
+
+
+class NiceFormatter(_ticker.Formatter):
+    """Labels of :func:`tick_labels`: no offset, no scientific notation, the same decimals
+    for every tick of an axis, on every matplotlib version."""
+
+    def __call__(self, x, pos=None):
+        return tick_labels([x])[0]
+
+    def format_ticks(self, values):
+        return tick_labels(values)
+
+
+def fix_ticks(fig) -> None:
+    """Put every numeric axis of ``fig``'s axes (3-D axes' too, colour bars' long axis) on
+    :class:`NiceLocator` and :class:`NiceFormatter`: an automatic locator is replaced, ticks an
+    experiment set itself (``set_xticks``) are kept, and matplotlib's number formatter is
+    replaced where the ticks are numbers; named ticks (a ``FixedFormatter``) and log axes stay.
+    Called by :func:`widgets.parts.build_parts` after an experiment's ``_setup``, so tick
+    locations and labels are the same in the book's frames (matplotlib 3.11, 3.10) and in
+    live mode (Pyodide's 3.8.4).  Each axis's room is measured here, on the axes as the
+    experiment placed them (:func:`freeze_tick_room`)."""
+    for ax in fig.axes:
+        bar = getattr(ax, "_colorbar", None)
+        for name in ("x", "y", "z"):
+            axis = getattr(ax, f"{name}axis", None)
+            if axis is None or axis.get_scale() != "linear":
+                continue
+            auto = isinstance(axis.get_major_locator(), _ticker.MaxNLocator)
+            scalar = isinstance(axis.get_major_formatter(), _ticker.ScalarFormatter)
+            if bar is not None and name == ("y" if bar.orientation == "vertical" else "x"):
+                if auto:
+                    bar.locator = NiceLocator()
+                if scalar:
+                    bar.formatter = NiceFormatter()
+                continue
+            if auto:
+                axis.set_major_locator(NiceLocator())
+            if scalar:
+                axis.set_major_formatter(NiceFormatter())
+    freeze_tick_room(fig)
+
+
+def freeze_tick_room(fig) -> None:
+    """Measure the room of every :class:`NiceLocator` axis of ``fig`` now and keep it: called
+    where the axes' boxes depend on the code alone (the experiment's own rects, in
+    :func:`fix_ticks`; the phone layout's first placement, before text is measured, in
+    :func:`widgets._narrow.narrow_layout`), never after a layout fitted to measured text, whose
+    boxes differ between matplotlib versions by a point or two."""
+    for ax in fig.axes:
+        for name in ("x", "y", "z"):
+            axis = getattr(ax, f"{name}axis", None)
+            locator = axis.get_major_locator() if axis is not None else None
+            if isinstance(locator, NiceLocator):
+                locator.freeze()

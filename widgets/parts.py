@@ -21,7 +21,7 @@ from matplotlib.figure import Figure
 import spatialbook as sb
 
 from ._narrow import enlarge_text
-from .limits import fitted_limit
+from .limits import fitted_limit, fix_ticks
 from .style import COLORS, DOOR_WIDTH, WIDE_MIN_FONT
 
 
@@ -482,7 +482,8 @@ def build_parts(exp: "Experiment", fig: Figure) -> None:
     ``TOP_PARTS`` (``exp.top``, ``exp.door``, ``exp.parts``), the experiment's own ``_setup``,
     the ``BARS`` panels, the ``CURVES`` (``exp.curves``), the ``REFERENCE`` point
     (``exp.reference``) and the top view's legend; then every text is enlarged to the book's
-    smallest size.  Moving artists are registered with ``exp._moving``, overlays with
+    smallest size, and every numeric axis gets ticks of our own rule, the same on every
+    matplotlib version (:func:`widgets.limits.fix_ticks`).  Moving artists are registered with ``exp._moving``, overlays with
     ``exp._on_top``."""
     cls = type(exp)
     exp._bar_parts = []
@@ -528,6 +529,7 @@ def build_parts(exp: "Experiment", fig: Figure) -> None:
         exp._on_top(exp.top.legend(handles=handles, loc=t.legend, fontsize=t.legend_fontsize,
                                    ncols=t.legend_ncols, framealpha=0.9))
     enlarge_text(fig, WIDE_MIN_FONT)        # >= 12 CSS px where the figure is shown 1:1
+    fix_ticks(fig)                          # the same ticks and labels on every matplotlib
 
 
 def _build_bars(exp: "Experiment", fig: Figure, p: Bars) -> tuple:
