@@ -250,19 +250,24 @@ def body_jacobian(tree, q, body, X_end):
 HANDS = {"panda": "flange", "biped": "left_foot"}
 
 
+def welded_hand(mj, tree, name):
+    """(MuJoCo body id, Tree body, placement ^hX_body) of a hand welded to its parent body: the
+    parent's last joint is Tree body ``body`` (the Tree keeps MuJoCo's joint order), whose origin
+    is that joint's anchor jnt_pos, so the hand frame sits at body_pos - anchor, turned by body_quat."""
+    hand = mujoco.mj_name2id(mj, mujoco.mjtObj.mjOBJ_BODY, name)
+    parent = mj.body_parentid[hand]
+    joint = mj.body_jntadr[parent] + mj.body_jntnum[parent] - 1
+    body = list(tree.joint_names).index(mujoco.mj_id2name(mj, mujoco.mjtObj.mjOBJ_JOINT, joint))
+    X_hand = sb.motion_transform(sb.rotation_from_quaternion(mj.body_quat[hand]), mj.body_pos[hand] - mj.jnt_pos[joint])
+    return hand, body, X_hand
+
+
 def test_hand_jacobian_agrees_with_mujoco(robot):
     """Body form against mj_jacBody (rotated into flange axes), space form against mj_jac at the
     world origin; both in the Tree's qd coordinates."""
     name, mj, tree, _, _ = robot
     data = mujoco.MjData(mj)
-    hand = mujoco.mj_name2id(mj, mujoco.mjtObj.mjOBJ_BODY, HANDS[name])
-    # the hand is welded to its parent body, whose last joint is Tree body ``body`` (the Tree
-    # keeps MuJoCo's joint order); that body's origin is the joint's anchor jnt_pos, so the
-    # hand frame sits at body_pos - anchor in it, turned by body_quat
-    parent = mj.body_parentid[hand]
-    joint = mj.body_jntadr[parent] + mj.body_jntnum[parent] - 1
-    body = list(tree.joint_names).index(mujoco.mj_id2name(mj, mujoco.mjtObj.mjOBJ_JOINT, joint))
-    X_hand = sb.motion_transform(sb.rotation_from_quaternion(mj.body_quat[hand]), mj.body_pos[hand] - mj.jnt_pos[joint])
+    hand, body, X_hand = welded_hand(mj, tree, HANDS[name])
     q, qd, _, _ = random_states(mj, tree, seed=4)
     for s in range(len(q)):
         qpos, qvel = tree.mujoco_state(q[s], qd[s])
@@ -351,11 +356,7 @@ def test_hand_jacobian_with_a_placement_agrees_with_mj_jacBody(robot):
     turned into hand axes, the space form mj_jac at the world origin."""
     name, mj, tree, _, _ = robot
     data = mujoco.MjData(mj)
-    hand = mujoco.mj_name2id(mj, mujoco.mjtObj.mjOBJ_BODY, HANDS[name])
-    parent = mj.body_parentid[hand]
-    joint = mj.body_jntadr[parent] + mj.body_jntnum[parent] - 1
-    body = list(tree.joint_names).index(mujoco.mj_id2name(mj, mujoco.mjtObj.mjOBJ_JOINT, joint))
-    X_hand = sb.motion_transform(sb.rotation_from_quaternion(mj.body_quat[hand]), mj.body_pos[hand] - mj.jnt_pos[joint])
+    hand, body, X_hand = welded_hand(mj, tree, HANDS[name])
     q, qd, _, _ = random_states(mj, tree, seed=7, n=4)
     J_batch = sb.jacobian(tree, q, body, frame="mixed", placement=X_hand)
     for s in range(len(q)):
