@@ -405,3 +405,15 @@ def test_door_top_view_helper():
     hinge = [l for l in ax.lines if l is not door]
     assert len(hinge) == 1 and list(hinge[0].get_xydata()[0]) == [0, 0]
     assert [t.get_text() for t in ax.texts] == ["hinge O"]
+
+
+@pytest.mark.parametrize("name", sorted(EXPERIMENTS))
+def test_every_slider_default_is_on_its_step_grid(name):
+    """A slider's value snaps to min + k step (ipywidgets, and live mode's first frame, which
+    starts from the player's settings on that grid): a default off the grid would draw one
+    picture in the book's frames and another in the browser (E2's elevation 18 on a 5-degree grid)."""
+    from widgets.controls import Slider
+    for c in EXPERIMENTS[name].CONTROLS:
+        if isinstance(c, Slider):
+            k = (c.value - c.min) / c.step
+            assert abs(k - round(k)) < 1e-9, f"{name}.{c.name}: default {c.value} is not min {c.min} + k * step {c.step}"

@@ -53,7 +53,7 @@ CONTROLS = (
     Slider("ref_x", "reference point P, x (m)", 0.0, WIDTH, 0.05, WIDTH / 2),
     Slider("azim", "view azimuth (deg)", -180.0, 180.0, 5.0, AZIM, ".0f",
            hint="turns the picture about the hinge line; no number depends on the view"),
-    Slider("elev", "view elevation (deg)", -30.0, 90.0, 5.0, ELEV, ".0f",
+    Slider("elev", "view elevation (deg)", -30.0, 90.0, 2.0, ELEV, ".0f",
            hint="tilts the picture (90: from above); no number depends on the view"),
 )
 
