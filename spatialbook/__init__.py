@@ -52,7 +52,7 @@ from .crba import mass_matrix
 from .aba import forward_dynamics
 from .kinematics import body_poses, jacobian
 from .centroidal import center_of_mass, centroidal_momentum, centroidal_momentum_matrix
-from .integration import configuration_rate, integrate
+from .integration import configuration_rate, integrate, rk4_step
 from .particles import (
     door_particles, particle_accelerations, particle_inertia_com, particle_kinetic_energy,
     particle_momentum, particle_wrench,

@@ -278,3 +278,12 @@ def _broadcast(*items: tuple[str, np.ndarray, int]) -> list[np.ndarray]:
     """Broadcast the checked arrays' batch axes against each other (naming them if they clash)."""
     batch = batch_shape(*items)
     return [np.broadcast_to(arr, batch + arr.shape[arr.ndim - core:]) for _, arr, core in items]
+
+
+def _joint_state(tree, q, qd) -> tuple[np.ndarray, np.ndarray]:
+    """(q, qd) of a tree checked (``_joint_values``: shapes (..., nq) and (..., nv), each free
+    joint's quaternion unit and normalised) and broadcast to one batch shape, naming q and qd if
+    their batch axes clash.  ``tree`` is a checked Tree (its nq, nv and kinds are read)."""
+    q = _joint_values("q", q, tree.nq, tree)
+    qd = _joint_values("qd", qd, tree.nv, tree)
+    return tuple(_broadcast(("q", q, 1), ("qd", qd, 1)))

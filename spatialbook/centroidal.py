@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import batch_shape
 from ._kernels import _skew, _vee
 from .kinematics import _dof_slices, _poses
 from .transforms import _motion_blocks
-from ._tree_checks import _joint_values
+from ._tree_checks import _joint_state, _joint_values
 from .tree import Tree, _check_tree
 
 
@@ -151,8 +150,5 @@ def centroidal_momentum(tree, q, qd) -> np.ndarray:
     array([0.      , 0.      , 0.213333, 1.      , 0.      , 0.      ])
     """
     tree = _check_tree(tree)
-    q = _joint_values("q", q, tree.nq, tree)
-    qd = _joint_values("qd", qd, tree.nv, tree)
-    batch = batch_shape(("q", q, 1), ("qd", qd, 1))
-    A_G = _centroidal_matrix(tree, np.broadcast_to(q, batch + q.shape[-1:]))
-    return (A_G @ np.broadcast_to(qd, batch + qd.shape[-1:])[..., None])[..., 0]
+    q, qd = _joint_state(tree, q, qd)
+    return (_centroidal_matrix(tree, q) @ qd[..., None])[..., 0]

@@ -39,6 +39,11 @@ BIFOLD = sb.Tree([-1, 0], [np.eye(6), sb.motion_transform(np.eye(3), [0.8, 0.0, 
 FREE_DOOR = sb.Tree([-1], [np.eye(6)], [np.zeros(6)], [I_O], kinds=["free"])
 FREE_Q = [0.1, 0.2, 0.3, 0.5, 0.5, 0.5, 0.5]
 
+
+def FREE_FALL(t, q, qd):
+    """The free door's accelerations under gravity alone (the acceleration of rk4_step's example)."""
+    return sb.forward_dynamics(FREE_DOOR, q, qd, np.zeros(6), gravity=[0.0, 0.0, -9.81])
+
 # One valid call per public callable of spatialbook: name -> keyword arguments, with EVERY
 # parameter given explicitly (each is replaced by bad values in turn).
 #
@@ -130,6 +135,7 @@ VALID_CALLS: dict[str, dict] = {
     "centroidal_momentum": dict(tree=FREE_DOOR, q=FREE_Q, qd=V),
     "configuration_rate": dict(tree=FREE_DOOR, q=FREE_Q, qd=V),
     "integrate": dict(tree=FREE_DOOR, q=FREE_Q, qd=V, dt=0.01),
+    "rk4_step": dict(tree=FREE_DOOR, q=FREE_Q, qd=V, acceleration=FREE_FALL, dt=0.01, t=0.2),
 }
 
 # (callable, parameter, bad-value kind) -> why this parameter legitimately accepts that kind.
@@ -339,3 +345,15 @@ def test_batch_that_does_not_broadcast_raises_value_error_naming_the_arguments(n
 def test_case_count():
     """The size of the net, for the record (and so that it cannot shrink to nothing unnoticed)."""
     assert len(CASES) >= 500 and len(BATCH_CASES) >= 50
+
+
+@pytest.mark.parametrize("kind", ["None", "string", "complex", "NaN", "inf", "wrong_shape", "extra_axis", "batch"])
+def test_rk4_step_names_acceleration_when_it_returns_a_bad_qdd(kind):
+    """rk4_step checks what its ``acceleration`` function returns at every stage: real, finite,
+    shape (..., nv) fitting the batch of q and qd; otherwise a ValueError naming ``acceleration``."""
+    good = np.asarray(FREE_FALL(0.0, np.asarray(FREE_Q), np.asarray(V, float)))
+    bad = {"None": None, "string": "qdd", "complex": good + 1j, "NaN": np.full(6, np.nan), "inf": np.full(6, np.inf),
+           "wrong_shape": good[:5], "extra_axis": good[:, None], "batch": np.stack([good] * 3)}[kind]
+    with pytest.raises(ValueError) as info:
+        _call("rk4_step", acceleration=lambda t, q, qd: bad)
+    _assert_names(str(info.value), "acceleration", first=True)

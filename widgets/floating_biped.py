@@ -8,10 +8,10 @@ following a kick) act between the robot's bodies: no force or torque from outsid
 
 Everything comes from spatialbook, composed here:
 
-- the motion: q̈ = ``sb.forward_dynamics``, advanced by classical Runge-Kutta (RK4) at
-  the step ``DT``, the configuration moved with ``sb.integrate`` (the free joint's exact screw
-  motion for the body twist, its quaternion kept unit); the three kick patterns and the two
-  gravity settings are integrated together, as one batch of six states;
+- the motion: q̈ = ``sb.forward_dynamics``, advanced by ``sb.rk4_step`` (fourth-order
+  Runge-Kutta at the step ``DT``, each stage's configuration moved from the step's start by the
+  free joint's exact screw motion, its quaternion kept unit); the three kick patterns and the
+  two gravity settings are integrated together, as one batch of six states;
 - the centroidal momentum h_G = [l_G; M v_G] = A_G(q) q̇ (``sb.centroidal_momentum_matrix``):
   angular momentum about the centre of mass G and linear momentum, world axes; its columns
   split it into the torso's share (the free joint's six columns times the torso's twist) and
@@ -133,51 +133,21 @@ def start_state() -> tuple[np.ndarray, np.ndarray]:
 
 
 
-def _accelerations(q, qd, t):
+def _accelerations(t, q, qd):
     tau = np.stack([joint_torques(t, q[i], qd[i], p) for i, (p, _) in enumerate(SETTINGS)])
     g = np.stack([GRAVITY[gr] for _, gr in SETTINGS])
     return sb.forward_dynamics(BIPED, q, qd, tau, gravity=g)
 
 
-def _bracket(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """The motion cross product a x b of twists [omega; v] (batched): se(3)'s Lie bracket."""
-    return np.concatenate([np.cross(a[..., :3], b[..., :3]),
-                           np.cross(a[..., :3], b[..., 3:]) + np.cross(a[..., 3:], b[..., :3])], -1)
-
-
-def _local_rate(theta: np.ndarray, qd: np.ndarray) -> np.ndarray:
-    """The rate of the free joint's local coordinate theta (the torso at q0 moved by
-    exp(theta), body twist xi = qd[:6]): theta' = xi + [theta, xi]/2 + [theta, [theta, xi]]/12
-    (the inverse of exp's derivative, to the order RK4 needs); the joint rates unchanged."""
-    xi = qd[..., :6]
-    out = qd.copy()
-    c = _bracket(theta, xi)
-    out[..., :6] = xi + 0.5 * c + _bracket(theta, c) / 12.0
-    return out
-
-
 def simulate(steps: int = STEPS, dt: float = DT) -> tuple[np.ndarray, np.ndarray]:
     """(q, qd) of every setting at every step, shapes (steps + 1, 6, NQ) and (steps + 1, 6, NV):
-    classical RK4 on the free joint's local coordinate (Munthe-Kaas's RKMK: each stage's
-    configuration is the step's start moved by ``integrate``, the stage rates corrected by
-    ``_local_rate``), fourth order like RK4 on a vector space."""
+    ``sb.rk4_step``, classical RK4 with each stage's configuration reached from the step's start
+    by the free joint's screw motion (Munthe-Kaas's RKMK4), fourth order like RK4 on a vector
+    space."""
     q, qd = start_state()
     Q, QD = [q], [qd]
     for n in range(steps):
-        t = n * dt
-        a1 = _accelerations(q, qd, t)
-        d1 = qd
-        v2 = qd + 0.5 * dt * a1
-        d2 = _local_rate(0.5 * dt * d1[..., :6], v2)
-        a2 = _accelerations(sb.integrate(BIPED, q, d1, 0.5 * dt), v2, t + 0.5 * dt)
-        v3 = qd + 0.5 * dt * a2
-        d3 = _local_rate(0.5 * dt * d2[..., :6], v3)
-        a3 = _accelerations(sb.integrate(BIPED, q, d2, 0.5 * dt), v3, t + 0.5 * dt)
-        v4 = qd + dt * a3
-        d4 = _local_rate(dt * d3[..., :6], v4)
-        a4 = _accelerations(sb.integrate(BIPED, q, d3, dt), v4, t + dt)
-        q = sb.integrate(BIPED, q, (d1 + 2 * d2 + 2 * d3 + d4) / 6, dt)
-        qd = qd + dt * (a1 + 2 * a2 + 2 * a3 + a4) / 6
+        q, qd = sb.rk4_step(BIPED, q, qd, _accelerations, dt, t=n * dt)
         Q.append(q)
         QD.append(qd)
     return np.stack(Q), np.stack(QD)
