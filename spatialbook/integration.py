@@ -183,7 +183,8 @@ def _local_rate(tree, theta: np.ndarray, qd: np.ndarray) -> np.ndarray:
 
 def _stage_acceleration(acceleration, t, q: np.ndarray, qd: np.ndarray) -> np.ndarray:
     """acceleration(t, q, qd), checked: real, finite, shape (..., nv) broadcasting to qd's."""
-    out = as_array("acceleration", acceleration(t, q, qd), qd.shape[-1:])
+    out = as_array("acceleration", acceleration(t, q.copy(), qd.copy()), qd.shape[-1:])   # copies: the
+    # function may change its arguments in place without changing the step's own stages
     try:
         return np.broadcast_to(out, qd.shape)
     except ValueError:
@@ -228,7 +229,7 @@ def rk4_step(tree, q, qd, acceleration, dt, t=0.0) -> tuple[np.ndarray, np.ndarr
     qd : array_like, shape (..., nv)
         rad/s or m/s; a free joint's body twist [omega; v] in its body axes.
     acceleration : callable
-        ``acceleration(t, q, qd) -> qdd``, called four times with arrays q (..., nq) and
+        ``acceleration(t, q, qd) -> qdd``, called four times with fresh arrays q (..., nq) and
         qd (..., nv) of the batch's shape and t + c dt (s; c = 0, 1/2, 1/2, 1: a float when t
         and dt are single numbers, else an array of shape (...)).  Must return real finite
         qdd of shape (..., nv) (rad/s^2, m/s^2; a free joint's the derivative of its body

@@ -1,6 +1,6 @@
 """Physics tests of E12, the floating biped (widgets/floating_biped.py, book chapter 14).
 
-The experiment integrates the biped with spatialbook (forward dynamics, ``integrate``) and reads
+The experiment integrates the biped with spatialbook (forward dynamics, ``rk4_step``) and reads
 h_G, the centre of mass and the body poses from spatialbook.  The oracle ``check`` integrates
 the same robot again with Pinocchio (``pin.aba``, ``pin.integrate``, the same RK4 scheme and
 the same motor law, which are the experiment's inputs), reading ``book/models/biped.urdf``
