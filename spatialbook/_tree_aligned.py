@@ -103,7 +103,18 @@ def _aligned_cached(n: int, parents: bytes, placements: bytes, axes: bytes, iner
                     tuple(levels))
 
 
+_BY_ID: dict = {}
+
+
 def _aligned(tree) -> _Aligned:
+    """The aligned form of a Tree: found by identity first (a Tree never changes), else by value."""
+    hit = _BY_ID.get(id(tree))
+    if hit is not None and hit[0] is tree:
+        return hit[1]
     n = len(tree.parents)
-    return _aligned_cached(n, tree.parents.astype(int).tobytes(), tree.placements.tobytes(),
+    out = _aligned_cached(n, tree.parents.astype(int).tobytes(), tree.placements.tobytes(),
                            tree.axes.tobytes(), tree.inertias.tobytes(), tuple(k == "free" for k in tree.kinds))
+    if len(_BY_ID) > 64:
+        _BY_ID.clear()
+    _BY_ID[id(tree)] = (tree, out)
+    return out

@@ -1,10 +1,5 @@
-"""Unchecked kernels of the tree algorithms: per body on (k, b) blocks of states, and a depth
-level at a time for a few states (``_LEVELWISE_STATES``).
-
-Measured (two shared, loaded cores): one 44-dof state, tau about 4x faster a level at a time
-than per body (1.3 ms against 5.2 ms); from a few dozen states on, the per-body form wins,
-because numpy's products of stacked 6x6 matrices cost far more per state than the per-body
-form's row operations (44 dof, 1024 states: H 62 against 148 us per state, tau 20 against 66).
+"""Unchecked kernels of the tree algorithms, per body on (k, b) blocks of states (component
+first, state last), for many states per call; a few states go to ``_tree_world.py`` instead.
 """
 
 from __future__ import annotations
@@ -14,7 +9,6 @@ from typing import NamedTuple
 import numpy as np
 
 from ._tree_aligned import _Aligned
-from .dynamics import _crm
 from ._tree_blocks import _Arena
 
 
@@ -239,102 +233,4 @@ def _inertia_matrices(p: np.ndarray, out: np.ndarray) -> np.ndarray:
     for r, c, v in ((0, 4, -hz), (0, 5, hy), (1, 3, hz), (1, 5, -hx), (2, 3, -hy), (2, 4, hx)):
         out[r, c] = v                                    # [h]x upper right, -[h]x lower left
         out[c, r] = v
-    return out
-
-
-# --- the same algorithms a depth level at a time, for a few states ---------------------------
-#
-# For one state (or a handful) the kernels above cost about a hundred small numpy calls per
-# body, whatever the batch.  Here the bodies at one depth of the tree are handled together:
-# their transforms are stacked (k, B, 6, 6) matrices, built for all bodies at once, so a call
-# costs a few dozen numpy calls per LEVEL.  Same equations, same aligned coordinates.
-
-#: Up to this many states, inverse_dynamics and mass_matrix go a level at a time (measured).
-_LEVELWISE_STATES = 8
-
-
-def _dense_transforms(tree: _Aligned, q: np.ndarray) -> np.ndarray:
-    """X (n, B, 6, 6): X_i = X_J(q_i) X_T,i for the one-dof bodies (identity for free ones),
-    from q (B, nq)."""
-    n, B = len(tree.parents), q.shape[0]
-    one = [i for i in range(n) if not tree.free[i]]
-    qi = q[:, [tree.iq[i] for i in one]].T                # (m, B)
-    J = np.zeros((len(one), B, 6, 6))
-    idx = np.arange(6)
-    J[:, :, idx, idx] = 1.0
-    prism = np.array([tree.prismatic[i] for i in one], dtype=bool)
-    c, s = np.cos(qi), np.sin(qi)
-    rev = ~prism
-    for r0 in (0, 3):                                     # diag(Rz^T, Rz^T)
-        J[rev, :, r0, r0] = c[rev]
-        J[rev, :, r0 + 1, r0 + 1] = c[rev]
-        J[rev, :, r0, r0 + 1] = s[rev]
-        J[rev, :, r0 + 1, r0] = -s[rev]
-    J[prism, :, 3, 1] = qi[prism]                         # -[z q]x in the lower left
-    J[prism, :, 4, 0] = -qi[prism]
-    X = np.zeros((n, B, 6, 6))
-    X[:, :, idx, idx] = 1.0
-    if one:
-        X[one] = J @ tree.T[one][:, None]
-    return X
-
-
-def _dense_S(tree: _Aligned) -> np.ndarray:
-    S = np.zeros((len(tree.parents), 6))
-    for i in range(len(tree.parents)):
-        if not tree.free[i]:
-            S[i, tree.row[i]] = 1.0
-    return S
-
-
-# V x* F = [w x n + v x f; w x f] as 9 cross-product components gathered from V and F, then
-# summed into 6 by a constant matrix: a handful of numpy calls for any stack of vectors.
-_P1, _P2 = [1, 2, 0], [2, 0, 1]
-_CRF_V1 = np.array([0, 1, 2, 3, 4, 5, 0, 1, 2])[np.r_[_P1, np.add(_P1, 3), np.add(_P1, 6)]]
-_CRF_V2 = np.array([0, 1, 2, 3, 4, 5, 0, 1, 2])[np.r_[_P2, np.add(_P2, 3), np.add(_P2, 6)]]
-_CRF_F1 = np.array([0, 1, 2, 3, 4, 5, 3, 4, 5])[np.r_[_P1, np.add(_P1, 3), np.add(_P1, 6)]]
-_CRF_F2 = np.array([0, 1, 2, 3, 4, 5, 3, 4, 5])[np.r_[_P2, np.add(_P2, 3), np.add(_P2, 6)]]
-_CRF_SUM = np.zeros((9, 6))
-_CRF_SUM[[0, 1, 2, 3, 4, 5, 6, 7, 8], [0, 1, 2, 0, 1, 2, 3, 4, 5]] = 1.0
-
-
-def _crf_times(V: np.ndarray, F: np.ndarray) -> np.ndarray:
-    """V x* F for (..., 6): [w x n + v x f; w x f]."""
-    return (V[..., _CRF_V1] * F[..., _CRF_F2] - V[..., _CRF_V2] * F[..., _CRF_F1]) @ _CRF_SUM
-
-
-def _velocity_product_matrix(S: np.ndarray) -> np.ndarray:
-    """C^T with V x S = C V = -crm(S) V, for the rows V @ C^T."""
-    return np.swapaxes(-_crm(S), -1, -2)
-
-
-def _free_gravity(tree: _Aligned, q: np.ndarray, g: np.ndarray, i: int) -> np.ndarray:
-    """R^T g (B, 3) for free body i: R = R_T R_q (see _gravity_in_body)."""
-    u = g @ tree.T[i][:3, :3].T
-    quat = q[:, tree.iq[i] + 3:tree.iq[i] + 7]
-    w, r = quat[:, :1], quat[:, 1:]
-    ru = np.cross(r, u)
-    return u - 2 * w * ru + 2 * np.cross(r, ru)
-
-_LEVEL_DATA: dict = {}
-
-
-def _level_data(tree: _Aligned) -> list:
-    """Per level: bodies, parents (n for the base), their qd columns, S rows (k, 1, 6), the
-    velocity-product matrices C^T (k, 1, 6, 6), and whether two bodies share a parent."""
-    key = id(tree)
-    hit = _LEVEL_DATA.get(key)
-    if hit is not None and hit[0] is tree:
-        return hit[1]
-    S = _dense_S(tree)
-    iv = np.array(tree.iv)
-    n = len(tree.parents)
-    out = []
-    for bodies, par in tree.levels:
-        inner = par[par < n]
-        out.append((bodies, par, iv[bodies], S[bodies][:, None, :], _velocity_product_matrix(S[bodies])[:, None],
-                    len(set(inner.tolist())) != len(inner)))
-    if len(_LEVEL_DATA) > 64:
-        _LEVEL_DATA.clear()
-    _LEVEL_DATA[key] = (tree, out)
     return out

@@ -10,11 +10,10 @@ import numpy as np
 
 from ._tree_aligned import _Aligned, _aligned
 from ._tree_blocks import _Arena, _aba_block, _crba_block, _in_blocks, _rnea_block
-from ._tree_kernels import (
-    _LEVELWISE_STATES, _add_velocity_product, _crf, _force_back, _gravity_in_body, _matmul, _motion, _transforms,
-)
-from .crba import _crba, _crba_levels
-from .rnea import _rnea, _rnea_levels
+from ._tree_kernels import _add_velocity_product, _crf, _force_back, _gravity_in_body, _matmul, _motion, _transforms
+from ._tree_world import _WORLD_STATES, _crba_world, _rnea_world
+from .crba import _crba
+from .rnea import _rnea
 from ._tree_checks import _broadcast, _G, _gravity, _joint_values, _rows
 from .tree import Tree, _check_tree
 
@@ -146,10 +145,10 @@ def forward_dynamics(tree, q, qd, tau, gravity=_G, method="auto") -> np.ndarray:
     aligned = _aligned(tree)
     q_, qd_, tau_, g_ = _rows(q, qd, tau, g)
     if method == "auto":
-        method = "aba" if nv >= _ABA_FROM_DOF and q_.shape[0] > _LEVELWISE_STATES else "crba"
-    if method == "crba" and q_.shape[0] <= _LEVELWISE_STATES:     # a few states: a level at a time
-        C = _rnea_levels(aligned, q_, qd_, np.zeros_like(qd_), g_)
-        H = _crba_levels(aligned, q_)
+        method = "aba" if nv >= _ABA_FROM_DOF and q_.shape[0] > _WORLD_STATES else "crba"
+    if method == "crba" and q_.shape[0] <= _WORLD_STATES:     # a few states: a level at a time
+        C = _rnea_world(aligned, q_, qd_, np.zeros_like(qd_), g_)
+        H = _crba_world(aligned, q_)
         try:
             return np.linalg.solve(H, (tau_ - C)[..., None])[..., 0].reshape(qd.shape)
         except np.linalg.LinAlgError:
@@ -159,7 +158,7 @@ def forward_dynamics(tree, q, qd, tau, gravity=_G, method="auto") -> np.ndarray:
             qdd = _in_blocks(functools.partial(_aba, aligned), (nv,), q_, qd_, tau_, g_, block=_aba_block(aligned))
         if not np.all(np.isfinite(qdd)):
             bad = ~np.all(np.isfinite(qdd), axis=-1)
-            raise ValueError(_singular(tree, _crba_levels(aligned, q_[bad][:1]), "an articulated inertia is singular"))
+            raise ValueError(_singular(tree, _crba_world(aligned, q_[bad][:1]), "an articulated inertia is singular"))
         return qdd.reshape(qd.shape)
     C = _in_blocks(lambda q, qd, g, arena: _rnea(aligned, q, qd, np.zeros_like(qd), g, arena), (nv,), q_, qd_, g_,
                    block=_rnea_block(aligned))

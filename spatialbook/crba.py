@@ -13,10 +13,8 @@ import numpy as np
 
 from ._tree_aligned import _Aligned, _aligned
 from ._tree_blocks import _Arena, _crba_block, _in_blocks
-from ._tree_kernels import (
-    _LEVELWISE_STATES, _composite_times_axis, _dense_S, _dense_transforms, _force_back, _inertia_back,
-    _inertia_matrices, _transforms,
-)
+from ._tree_kernels import _composite_times_axis, _force_back, _inertia_back, _inertia_matrices, _transforms
+from ._tree_world import _WORLD_STATES, _crba_world
 from ._tree_checks import _joint_values, _rows
 from .tree import _check_tree
 
@@ -50,52 +48,6 @@ def _crba(tree: _Aligned, q, arena: _Arena) -> np.ndarray:
             Ic[p] += _inertia_back(X[i], Ic[i], back, arena)        # I^c_p += X_i^T I^c_i X_i
             carried = _force_back(X[i], F[i], arena("F_back", *F[i].shape), arena)
             F[p][:, slot[i]:slot[i] + len(subtree[i])] = carried     # ... carried toward the root
-    return H
-
-
-def _crba_levels(tree: _Aligned, q) -> np.ndarray:
-    """H (B, nv, nv) from q (B, nq), a depth level at a time: composite inertias inward, then
-    every body's I^c_i S_i carried toward the root one step for all bodies at once."""
-    n, B = len(tree.parents), q.shape[0]
-    X, S = _dense_transforms(tree, q), _dense_S(tree)
-    Ic = np.broadcast_to(tree.I[:, None], (n, B, 6, 6)).copy()
-    for bodies, par in reversed(tree.levels):
-        Xl = X[bodies]
-        back = np.swapaxes(Xl, -1, -2) @ Ic[bodies] @ Xl  # X^T I^c X
-        inner = par < n
-        np.add.at(Ic, par[inner], back[inner])
-    H = np.zeros((B, tree.nv, tree.nv))
-    iv = np.array(tree.iv)
-    one = np.array([i for i in range(n) if not tree.free[i]], dtype=int)
-    parents = np.array(tree.parents)
-    for i in range(n):
-        if tree.free[i]:
-            H[:, iv[i]:iv[i] + 6, iv[i]:iv[i] + 6] = Ic[i]
-    if one.size == 0:
-        return H
-    Fc = (Ic[one] @ S[one][:, None, :, None])[..., 0]    # (m, B, 6): I^c_i S_i
-    H[:, iv[one], iv[one]] = np.einsum("mbj,mj->bm", Fc, S[one])
-    cur = one.copy()
-    while True:                                           # carry to the parent, all at once
-        Fc = (np.swapaxes(X[cur], -1, -2) @ Fc[..., None])[..., 0]
-        cur = parents[cur]
-        keep = cur >= 0
-        if not keep.any():
-            break
-        one, cur, Fc = one[keep], cur[keep], Fc[keep]
-        fr = np.array([tree.free[c] for c in cur], dtype=bool)
-        sub = ~fr
-        if sub.any():
-            h = np.einsum("mbj,mj->bm", Fc[sub], S[cur[sub]])
-            H[:, iv[cur[sub]], iv[one[sub]]] = h
-            H[:, iv[one[sub]], iv[cur[sub]]] = h
-        for k in np.flatnonzero(fr):                      # a free ancestor: all six rows
-            c, j = cur[k], one[k]
-            H[:, iv[c]:iv[c] + 6, iv[j]] = Fc[k]
-            H[:, iv[j], iv[c]:iv[c] + 6] = Fc[k]
-        one, cur, Fc = one[sub], cur[sub], Fc[sub]
-        if cur.size == 0:
-            break
     return H
 
 
@@ -137,8 +89,8 @@ def mass_matrix(tree, q) -> np.ndarray:
     nv = tree.nv
     q = _joint_values("q", q, tree.nq, tree)
     (rows,) = _rows(q)
-    if rows.shape[0] <= _LEVELWISE_STATES:
-        return _crba_levels(_aligned(tree), rows).reshape(q.shape[:-1] + (nv, nv))
     aligned = _aligned(tree)
+    if rows.shape[0] <= _WORLD_STATES:
+        return _crba_world(aligned, rows).reshape(q.shape[:-1] + (nv, nv))
     H = _in_blocks(functools.partial(_crba, aligned), (nv, nv), rows, block=_crba_block(aligned))
     return H.reshape(q.shape[:-1] + (nv, nv))

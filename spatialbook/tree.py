@@ -40,7 +40,7 @@ import numpy as np
 
 from . import states
 from ._tree_checks import (
-    KINDS, _body_count, _check_axes, _check_inertias, _check_kinds, _check_names, _check_offsets, _check_parents,
+    KINDS, _body_count, _layout, _check_axes, _check_inertias, _check_kinds, _check_names, _check_offsets, _check_parents,
     _check_placements, _numbers,
 )
 from .mjcf import read_mujoco
@@ -160,12 +160,12 @@ class Tree(_TreeFields):
     @property
     def nq(self) -> int:
         """The number of entries of ``q`` (1 per one-dof joint, 7 per free joint)."""
-        return sum(7 if k == "free" else 1 for k in self.kinds)
+        return _layout(self)[0]
 
     @property
     def nv(self) -> int:
         """The number of entries of ``qd``, ``qdd`` and ``tau`` (1 per one-dof joint, 6 per free joint)."""
-        return sum(6 if k == "free" else 1 for k in self.kinds)
+        return _layout(self)[1]
 
     @classmethod
     def from_mujoco(cls, model) -> "Tree":
