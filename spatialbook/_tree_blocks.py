@@ -63,11 +63,13 @@ class _Arena:
         return flat[:size].reshape(shape)
 
 
-def _in_blocks(kernel, shape: tuple[int, ...], *inputs: np.ndarray, block: int = 0) -> np.ndarray:
+def _in_blocks(kernel, shape: tuple[int, ...], *inputs: np.ndarray, block: int = 0, into: bool = False) -> np.ndarray:
     """``kernel(*columns, arena)`` on blocks of states, gathered into a (B,) + shape array.
 
     ``inputs`` are checked (B, k) arrays (batch first); each block of them is handed to the
-    kernel transposed, as contiguous (k, b) arrays, and the kernel returns shape + (b,)."""
+    kernel transposed, as contiguous (k, b) arrays, and the kernel returns shape + (b,).  With
+    ``into=True`` the kernel is also given ``out=``, the block of the result seen as shape + (b,)
+    (a transposed view), and writes there: a large result is then never copied."""
     B = inputs[0].shape[0]
     out = np.empty((B,) + shape)
     arena = _Arena()
@@ -79,5 +81,8 @@ def _in_blocks(kernel, shape: tuple[int, ...], *inputs: np.ndarray, block: int =
             col = arena(f"in{k}", arr.shape[1], len(range(*block.indices(B))))
             col[...] = arr[block].T
             columns.append(col)
-        out[block] = np.moveaxis(kernel(*columns, arena), -1, 0)
+        if into:
+            kernel(*columns, arena, out=np.moveaxis(out[block], 0, -1))
+        else:
+            out[block] = np.moveaxis(kernel(*columns, arena), -1, 0)
     return out

@@ -16,12 +16,10 @@ from ._tree_blocks import _Arena
 
 
 class _X(NamedTuple):
-    """X_i = X_J(q_i) X_T,i for a block of states: the constant X_T,i (T, its transpose Tt and
-    its congruence L on inertias) and cos, sin of q_i (revolute) or q_i itself in s (prismatic:
-    then c is None)."""
+    """X_i = X_J(q_i) X_T,i for a block of states: the constant X_T,i (T and its transpose Tt)
+    and cos, sin of q_i (revolute) or q_i itself in s (prismatic: then c is None)."""
     T: np.ndarray
     Tt: np.ndarray
-    L: np.ndarray
     c: np.ndarray | None
     s: np.ndarray
 
@@ -36,10 +34,10 @@ def _transforms(tree: _Aligned, q: np.ndarray, arena: _Arena) -> list[_X]:
         if tree.free[i]:
             X.append(None)                               # a free body's pose enters through gravity
         elif tree.prismatic[i]:
-            X.append(_X(tree.T[i], tree.Tt[i], tree.congruence[i], None, q[k]))
+            X.append(_X(tree.T[i], tree.Tt[i], None, q[k]))
         else:
             _cos_sin(q[k], c[i], s[i])
-            X.append(_X(tree.T[i], tree.Tt[i], tree.congruence[i], c[i], s[i]))
+            X.append(_X(tree.T[i], tree.Tt[i], c[i], s[i]))
     return X
 
 
@@ -143,60 +141,45 @@ def _crf(V: np.ndarray, F: np.ndarray, out: np.ndarray, arena: _Arena) -> np.nda
     return out
 
 
-def _inertia_back(X: _X, p: np.ndarray, out: np.ndarray, arena: _Arena) -> np.ndarray:
-    """out = X^T I X on the 10 numbers p (10, b) of a spatial inertia: body i -> parent."""
-    xx, yy, zz, xy, xz, yz, hx, hy, hz, m = p
-    r = arena("inertia_turned", 10, p.shape[1])          # X_J^T I X_J
-    if X.c is None:                                      # shift the origin back by z q
-        q = X.s
-        r[...] = p
-        t = arena("inertia1", p.shape[1])
-        np.multiply(q, m, out=t)
-        r[8] += t                                        # h_z + m q
-        t += hz
-        t += hz
-        t *= q                                           # q (2 h_z + m q)
-        r[0] += t
-        r[1] += t
-        r[4] -= np.multiply(q, hx, out=t)
-        r[5] -= np.multiply(q, hy, out=t)
-    else:                                                # turn back by q about z
-        c, s = X.c, X.s
-        c2, s2, a, d, t = (arena(f"inertia{k}", p.shape[1]) for k in range(5))
-        np.multiply(c, c, out=c2)
-        c2 -= np.multiply(s, s, out=t)                   # cos 2q
-        np.multiply(s, c, out=s2)
-        s2 *= 2.0                                        # sin 2q
-        np.add(xx, yy, out=a)
-        a *= 0.5                                         # (xx + yy) / 2
-        np.subtract(xx, yy, out=d)
-        d *= 0.5                                         # (xx - yy) / 2
-        np.multiply(c2, d, out=t)
-        t -= np.multiply(s2, xy, out=r[2])               # u = cos2q d - sin2q xy
-        np.add(a, t, out=r[0])                           # xx' = a + u
-        np.subtract(a, t, out=r[1])                      # yy' = a - u
-        np.multiply(s2, d, out=r[3])
-        r[3] += np.multiply(c2, xy, out=t)               # xy' = sin2q d + cos2q xy
-        x, y = p[4::2][:2], p[5::2][:2]                  # (xz, hx) and (yz, hy) turn as x and y
-        rx, ry = r[4::2][:2], r[5::2][:2]
-        t2 = arena("inertia5", 2, p.shape[1])
-        np.multiply(c, x, out=rx)
-        rx -= np.multiply(s, y, out=t2)                  # x' = c x - s y
-        np.multiply(s, x, out=ry)
-        ry += np.multiply(c, y, out=t2)                  # y' = s x + c y
-        r[2] = zz
-        r[8] = hz
-        r[9] = m
-    return _matmul(X.L, r, out)
+def _turn_inertia(p: np.ndarray, C: np.ndarray, S: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """X_J^T I X_J in place on the 10 numbers p = [d xz hx xy yz hy a zz hz m] (10, b) of a
+    spatial inertia (``_TURN``), for a revolute joint turned by q about z: (d, xy) turn by 2q,
+    (xz, yz) and (hx, hy) by q; C = [cos 2q, cos q, cos q] and S likewise (3, b); t scratch (2, 3, b)."""
+    u, w = p[0:3], p[3:6]
+    np.multiply(S, w, out=t[0])
+    np.multiply(S, u, out=t[1])
+    u *= C
+    u -= t[0]                                            # x' = c x - s y
+    w *= C
+    w += t[1]                                            # y' = s x + c y
+    return p
 
 
-def _composite_times_axis(p: np.ndarray, row: int, out: np.ndarray) -> np.ndarray:
-    """out = I S for the inertia with 10 numbers p (10, b) and S = e_row: column ``row`` of the 6x6."""
-    xx, yy, zz, xy, xz, yz, hx, hy, hz, m = p
-    if row == 2:                                         # [I e_z; -[h]x e_z] = [I e_z; z x h]
-        out[0], out[1], out[2], out[3], out[4], out[5] = xz, yz, zz, -hy, hx, 0.0
-    else:                                                # [[h]x e_z; m e_z]
-        out[0], out[1], out[2], out[3], out[4], out[5] = hy, -hx, 0.0, 0.0, 0.0, m
+def _shift_inertia(p: np.ndarray, q: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """X_J^T I X_J in place on the 10 numbers p (as ``_turn_inertia``) for a prismatic joint
+    moved by q along z: the origin shifts back by z q; t scratch (2, b)."""
+    np.multiply(q, p[9], out=t[0])                       # m q
+    np.multiply(p[8], 2.0, out=t[1])
+    t[1] += t[0]
+    t[1] *= q                                            # q (2 h_z + m q)
+    p[6] += t[1]                                         # (xx + yy) / 2
+    p[1] -= np.multiply(q, p[2], out=t[1])               # xz - q hx
+    p[4] -= np.multiply(q, p[5], out=t[1])               # yz - q hy
+    p[8] += t[0]                                         # h_z + m q
+    return p
+
+
+def _inertia_times_axis(p: np.ndarray, row: int, out: np.ndarray) -> np.ndarray:
+    """out = I S (6, b) for the inertia with 10 numbers p = [d xz hx xy yz hy a zz hz m] and
+    S = e_row: column ``row`` of the 6x6."""
+    if row == 2:                                         # [I e_z; -[h]x e_z] = [xz, yz, zz, -hy, hx, 0]
+        out[0], out[1], out[2], out[4], out[5] = p[1], p[4], p[7], p[2], 0.0
+        np.negative(p[5], out=out[3])
+    else:                                                # [[h]x e_z; m e_z] = [hy, -hx, 0, 0, 0, m]
+        out[0] = p[5]
+        np.negative(p[2], out=out[1])
+        out[2:5] = 0.0
+        out[5] = p[9]
     return out
 
 
@@ -222,10 +205,12 @@ def _gravity_in_body(T: np.ndarray, quat: np.ndarray, g: np.ndarray, out: np.nda
 
 
 def _inertia_matrices(p: np.ndarray, out: np.ndarray) -> np.ndarray:
-    """out (6, 6, b) = the spatial inertias whose 10 numbers are p (10, b)."""
-    xx, yy, zz, xy, xz, yz, hx, hy, hz, m = p
+    """out (6, 6, b) = the spatial inertias whose 10 numbers are p = [d xz hx xy yz hy a zz hz m] (10, b)."""
+    d, xz, hx, xy, yz, hy, a, zz, hz, m = p
     out[...] = 0.0
-    out[0, 0], out[1, 1], out[2, 2] = xx, yy, zz
+    np.add(a, d, out=out[0, 0])
+    np.subtract(a, d, out=out[1, 1])
+    out[2, 2] = zz
     out[0, 1] = out[1, 0] = xy
     out[0, 2] = out[2, 0] = xz
     out[1, 2] = out[2, 1] = yz

@@ -13,41 +13,73 @@ import numpy as np
 
 from ._tree_aligned import _Aligned, _aligned
 from ._tree_blocks import _Arena, _crba_block, _in_blocks
-from ._tree_kernels import _composite_times_axis, _force_back, _inertia_back, _inertia_matrices, _transforms
+from ._tree_kernels import _cos_sin, _inertia_matrices, _inertia_times_axis, _matmul, _shift_inertia, _turn_inertia
 from ._tree_world import _WORLD_STATES, _crba_world
 from ._tree_checks import _joint_values, _rows
 from .tree import _check_tree
 
 
-def _crba(tree: _Aligned, q, arena: _Arena) -> np.ndarray:
-    """H (nv, nv, b) from q (nq, b), in aligned body coordinates."""
-    parents, row, subtree, slot, free, iv = tree.parents, tree.row, tree.subtree, tree.slot, tree.free, tree.iv
+def _crba(tree: _Aligned, q, arena: _Arena, out: np.ndarray | None = None) -> np.ndarray:
+    """H (nv, nv, b) from q (nq, b), in aligned body coordinates, written into ``out`` if given
+    (any (nv, nv, b) view: a transposed block of the result, so that H is never copied)."""
+    parents, row, subtree, slot, free, iv, iq = tree.parents, tree.row, tree.subtree, tree.slot, tree.free, tree.iv, tree.iq
     n, b = len(parents), q.shape[1]
-    X = _transforms(tree, q, arena)
-    Ic, back = arena("Ic", n, 10, b), arena("Ic_back", 10, b)
+    C, S = arena("C", n, 3, b), arena("S", n, 3, b)      # [cos 2q, cos q, cos q], [sin 2q, sin q, sin q]
+    C[...] = 0.0
+    S[...] = 0.0
+    for i in range(n):
+        if not (free[i] or tree.prismatic[i]):
+            _cos_sin(q[iq[i]], C[i, 1], S[i, 1])
+    C[:, 2], S[:, 2] = C[:, 1], S[:, 1]
+    np.multiply(S[:, 1], C[:, 1], out=S[:, 0])
+    S[:, 0] *= 2.0                                       # sin 2q = 2 s c
+    np.multiply(C[:, 1], C[:, 1], out=C[:, 0])
+    C[:, 0] *= 2.0
+    C[:, 0] -= 1.0                                       # cos 2q = 2 c^2 - 1
+    Ic = arena("Ic", n, 10, b)
     Ic[...] = tree.I_params                              # I^c_i = I_i + (children, added below)
-    H = arena("H", tree.nv, tree.nv, b)
+    back, t = arena("Ic_back", 10, b), arena("turn", 2, 3, b)
+    H = arena("H", tree.nv, tree.nv, b) if out is None else out
     H[...] = 0.0
-    # F[i]: the wrenches I^c_j S_j of every body j in i's subtree, in i's coordinates
-    F = [arena(f"F{i}", 6, len(subtree[i]), b) for i in range(n)]
+    # F[i]: the wrenches I^c_j S_j of every body j in i's subtree (itself first), in i's coordinates
+    F = [arena(f"F{i}", len(subtree[i]), 6, b) for i in range(n)]
     for i in reversed(range(n)):                         # leaves first
-        v = iv[i]
+        v, Fi, r = iv[i], F[i], row[i]
         cols = [iv[j] for j in subtree[i][1:]]           # the one-dof joints below i
         if free[i]:                                      # S = E: H_ii = I^c_i, H_ij = I^c_j S_j carried to i
             H[v:v + 6, v:v + 6] = _inertia_matrices(Ic[i], arena("Ic6", 6, 6, b))
             if cols:
-                H[v:v + 6, cols] = F[i][:, 1:]
-                H[cols, v:v + 6] = np.swapaxes(F[i][:, 1:], 0, 1)
+                H[v:v + 6, cols] = np.swapaxes(Fi[1:], 0, 1)
+                H[cols, v:v + 6] = Fi[1:]
             continue                                     # a free body sits on the base
-        _composite_times_axis(Ic[i], row[i], F[i][:, 0])
-        cols = [v] + cols
-        H[v, cols] = F[i][row[i]]                        # H_ij = S_i^T (X^T ... I^c_j S_j)
-        H[cols, v] = F[i][row[i]]
+        _inertia_times_axis(Ic[i], r, Fi[0])
+        H[v, v] = Fi[0, r]
+        if cols:
+            H[v, cols] = Fi[1:, r]                       # H_ij = S_i^T (X^T ... I^c_j S_j)
+            H[cols, v] = Fi[1:, r]
         p = parents[i]
-        if p >= 0:
-            Ic[p] += _inertia_back(X[i], Ic[i], back, arena)        # I^c_p += X_i^T I^c_i X_i
-            carried = _force_back(X[i], F[i], arena("F_back", *F[i].shape), arena)
-            F[p][:, slot[i]:slot[i] + len(subtree[i])] = carried     # ... carried toward the root
+        if p < 0:
+            continue
+        if tree.prismatic[i]:                            # I^c_p += X_T^T (X_J^T I^c_i X_J) X_T
+            _shift_inertia(Ic[i], q[iq[i]], t[0, :2])
+        else:
+            _turn_inertia(Ic[i], C[i], S[i], t)
+        Ic[p] += _matmul(tree.congruence[i], Ic[i], back)
+        x, y = Fi[:, 0::3], Fi[:, 1::3]                  # F <- X_J^T F, then X_T^T F into the parent's
+        if tree.prismatic[i]:                            # tau += (z q) x f
+            qi, w = q[iq[i]], arena("carry", len(Fi), b)
+            Fi[:, 0] -= np.multiply(qi, Fi[:, 4], out=w)
+            Fi[:, 1] += np.multiply(qi, Fi[:, 3], out=w)
+        else:                                            # turn by q about z: R on both halves
+            c, s = C[i, 1], S[i, 1]
+            sy, sx = arena("carry_y", len(Fi), 2, b), arena("carry_x", len(Fi), 2, b)
+            np.multiply(s, y, out=sy)
+            np.multiply(s, x, out=sx)
+            y *= c
+            y += sx                                      # y' = s x + c y
+            x *= c
+            x -= sy                                      # x' = c x - s y
+        np.matmul(tree.Tt[i], Fi, out=F[p][slot[i]:slot[i] + len(Fi)])
     return H
 
 
@@ -92,5 +124,5 @@ def mass_matrix(tree, q) -> np.ndarray:
     aligned = _aligned(tree)
     if rows.shape[0] <= _WORLD_STATES:
         return _crba_world(aligned, rows).reshape(q.shape[:-1] + (nv, nv))
-    H = _in_blocks(functools.partial(_crba, aligned), (nv, nv), rows, block=_crba_block(aligned))
+    H = _in_blocks(functools.partial(_crba, aligned), (nv, nv), rows, block=_crba_block(aligned), into=True)
     return H.reshape(q.shape[:-1] + (nv, nv))
