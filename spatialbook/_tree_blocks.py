@@ -69,9 +69,10 @@ def _in_blocks(kernel, shape: tuple[int, ...], *inputs: np.ndarray, block: int =
     ``inputs`` are checked (B, k) arrays (batch first); each block of them is handed to the
     kernel transposed, as contiguous (k, b) arrays, and the kernel returns shape + (b,).  With
     ``into=True`` the kernel is also given ``out=``, the block of the result seen as shape + (b,)
-    (a transposed view), and writes there: a large result is then never copied."""
+    (a transposed view of zeros), and writes there: a large result is then never copied, and
+    its pages are touched only once."""
     B = inputs[0].shape[0]
-    out = np.empty((B,) + shape)
+    out = np.zeros((B,) + shape) if into else np.empty((B,) + shape)
     arena = _Arena()
     step = block or _STATES_PER_BLOCK
     for start in range(0, B, step):

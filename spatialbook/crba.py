@@ -21,15 +21,15 @@ from .tree import _check_tree
 
 def _crba(tree: _Aligned, q, arena: _Arena, out: np.ndarray | None = None) -> np.ndarray:
     """H (nv, nv, b) from q (nq, b), in aligned body coordinates, written into ``out`` if given
-    (any (nv, nv, b) view: a transposed block of the result, so that H is never copied)."""
+    (any (nv, nv, b) view of zeros: a transposed block of the result, so that H is never copied)."""
     parents, row, subtree, slot, free, iv, iq = tree.parents, tree.row, tree.subtree, tree.slot, tree.free, tree.iv, tree.iq
     n, b = len(parents), q.shape[1]
     C, S = arena("C", n, 3, b), arena("S", n, 3, b)      # [cos 2q, cos q, cos q], [sin 2q, sin q, sin q]
-    C[...] = 0.0
-    S[...] = 0.0
-    for i in range(n):
-        if not (free[i] or tree.prismatic[i]):
-            _cos_sin(q[iq[i]], C[i, 1], S[i, 1])
+    turned = [i for i in range(n) if not (free[i] or tree.prismatic[i])]
+    c1, s1 = arena("c1", len(turned), b), arena("s1", len(turned), b)
+    _cos_sin(q[[iq[i] for i in turned]], c1, s1)
+    C[:, 1], S[:, 1] = 0.0, 0.0
+    C[turned, 1], S[turned, 1] = c1, s1
     C[:, 2], S[:, 2] = C[:, 1], S[:, 1]
     np.multiply(S[:, 1], C[:, 1], out=S[:, 0])
     S[:, 0] *= 2.0                                       # sin 2q = 2 s c
@@ -39,8 +39,11 @@ def _crba(tree: _Aligned, q, arena: _Arena, out: np.ndarray | None = None) -> np
     Ic = arena("Ic", n, 10, b)
     Ic[...] = tree.I_params                              # I^c_i = I_i + (children, added below)
     back, t = arena("Ic_back", 10, b), arena("turn", 2, 3, b)
-    H = arena("H", tree.nv, tree.nv, b) if out is None else out
-    H[...] = 0.0
+    if out is None:
+        H = arena("H", tree.nv, tree.nv, b)
+        H[...] = 0.0
+    else:
+        H = out                                          # zeros already (np.zeros: no pass over it here)
     # F[i]: the wrenches I^c_j S_j of every body j in i's subtree (itself first), in i's coordinates
     F = [arena(f"F{i}", len(subtree[i]), 6, b) for i in range(n)]
     for i in reversed(range(n)):                         # leaves first
