@@ -25,6 +25,7 @@ class _Aligned(NamedTuple):
     row: tuple              # per body: the row of S_i = e_row (2 revolute, 5 prismatic)
     T: np.ndarray           # (n, 6, 6) X_T,i between aligned frames
     Tt: np.ndarray          # (n, 6, 6) its transpose, contiguous
+    Tt2: np.ndarray         # (n, 21, 21) X_T^T M X_T on the upper entries of a symmetric 6x6 M
     I: np.ndarray           # (n, 6, 6) inertias in aligned body axes
     I_params: np.ndarray    # (n, 10, 1) the same as [d xz hx xy yz hy a zz hz m] (``_TURN``)
     congruence: np.ndarray  # (n, 10, 10) X_T,i^T (.) X_T,i acting on those 10 numbers
@@ -51,6 +52,18 @@ def _axis_frame(n: np.ndarray) -> np.ndarray:
 _TURN = np.zeros((10, 10))
 _TURN[[0, 0, 6, 6], [0, 1, 0, 1]] = [0.5, -0.5, 0.5, 0.5]
 _TURN[[1, 2, 3, 4, 5, 7, 8, 9], [4, 6, 3, 5, 7, 2, 8, 9]] = 1.0
+
+#: The 21 entries on and above the diagonal of a symmetric 6x6 matrix (flattened), and where
+#: each sits below it.
+_UPPER = np.array([6 * a + b for a in range(6) for b in range(a, 6)])
+_LOWER = np.array([6 * b + a for a in range(6) for b in range(a, 6)])
+
+
+def _symmetric_congruence(Tt: np.ndarray) -> np.ndarray:
+    """K (21, 21): the upper entries of X_T^T M X_T from the upper entries of a symmetric M."""
+    K = np.kron(Tt, Tt)                                  # on all 36 entries, row-major
+    return K[_UPPER][:, _UPPER] + np.where(_UPPER != _LOWER, K[_UPPER][:, _LOWER], 0.0)
+
 
 _INERTIA_ROWS = np.array([0, 1, 2, 0, 0, 1])
 _INERTIA_COLS = np.array([0, 1, 2, 1, 2, 2])
@@ -95,7 +108,7 @@ def _aligned_cached(n: int, parents: bytes, placements: bytes, axes: bytes, iner
     iv = np.concatenate(([0], np.cumsum([6 if f else 1 for f in free])))
     params = _TURN @ np.stack([_inertia_params(M) for M in I_al])[:, :, None]
     return _Aligned(tuple(int(p) for p in parents_), prismatic, tuple(5 if pr else 2 for pr in prismatic),
-                    T, np.ascontiguousarray(np.swapaxes(T, 1, 2)), I_al,
+                    T, np.ascontiguousarray(np.swapaxes(T, 1, 2)), np.stack([_symmetric_congruence(t.T) for t in T]), I_al,
                     params, _TURN @ congruence @ np.linalg.inv(_TURN),
                     tuple(tuple(s) for s in subtree), tuple(slot), tuple(free),
                     tuple(int(k) for k in iq[:-1]), tuple(int(k) for k in iv[:-1]), int(iq[-1]), int(iv[-1]))

@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._tree_aligned import _Aligned
+from ._tree_aligned import _LOWER, _UPPER, _Aligned
 from ._tree_blocks import _Arena
 
 
@@ -91,9 +91,8 @@ def _motion(X: _X, U: np.ndarray, out: np.ndarray, arena: _Arena) -> np.ndarray:
     return W
 
 
-def _force_back(X: _X, F: np.ndarray, out: np.ndarray, arena: _Arena) -> np.ndarray:
-    """out = X^T F: wrenches F (6, ...) in body i's coordinates re-expressed in its parent's.
-    F itself is overwritten (with X_J^T F) on the way."""
+def _joint_back(X: _X, F: np.ndarray, arena: _Arena) -> np.ndarray:
+    """F = X_J^T F in place, along axis 0 of F (6, ...): the joint's part of ``_force_back``."""
     c, s = X.c, X.s
     if c is None:                                        # tau += (z q) x f
         t = arena("force1", *F.shape[1:])
@@ -108,7 +107,30 @@ def _force_back(X: _X, F: np.ndarray, out: np.ndarray, arena: _Arena) -> np.ndar
         y += sx                                          # y' = s x + c y
         x *= c
         x -= sy                                          # x' = c x - s y
-    return _matmul(X.Tt, F, out)
+    return F
+
+
+def _force_back(X: _X, F: np.ndarray, out: np.ndarray, arena: _Arena) -> np.ndarray:
+    """out = X^T F: wrenches F (6, ...) in body i's coordinates re-expressed in its parent's.
+    F itself is overwritten (with X_J^T F) on the way."""
+    return _matmul(X.Tt, _joint_back(X, F, arena), out)
+
+
+def _inertia_back(X: _X, M: np.ndarray, K: np.ndarray, out: np.ndarray, arena: _Arena) -> np.ndarray:
+    """out (21, b) = the upper entries (``_UPPER``) of X^T M X for symmetric 6x6 matrices
+    M (6, 6, b), M overwritten on the way: the joint's part on the rows and then the columns,
+    then X_T^T (.) X_T as one product with the 21x21 matrix K (``_symmetric_congruence``)."""
+    _joint_back(X, M, arena)
+    _joint_back(X, np.swapaxes(M, 0, 1), arena)
+    return _matmul(K, np.take(M.reshape(36, -1), _UPPER, axis=0, out=arena("upper", 21, M.shape[-1])), out)
+
+
+def _add_symmetric(M: np.ndarray, upper: np.ndarray) -> None:
+    """M (6, 6, b) += the symmetric matrices whose upper entries are ``upper`` (21, b)."""
+    flat = M.reshape(36, -1)
+    flat[_UPPER] += upper
+    strict = _UPPER != _LOWER
+    flat[_LOWER[strict]] += upper[strict]
 
 
 def _add_velocity_product(A: np.ndarray, V: np.ndarray, row: int, qd: np.ndarray, arena: _Arena) -> None:

@@ -10,7 +10,9 @@ import numpy as np
 
 from ._tree_aligned import _Aligned, _aligned
 from ._tree_blocks import _Arena, _aba_block, _crba_block, _in_blocks, _rnea_block
-from ._tree_kernels import _add_velocity_product, _crf, _force_back, _gravity_in_body, _matmul, _motion, _transforms
+from ._tree_kernels import (
+    _add_symmetric, _add_velocity_product, _crf, _force_back, _gravity_in_body, _inertia_back, _matmul, _motion, _transforms,
+)
 from ._tree_world import _WORLD_STATES, _crba_world, _rnea_world
 from .crba import _crba
 from .rnea import _rnea
@@ -47,7 +49,7 @@ def _aba(tree: _Aligned, q, qd, tau, g, arena: _Arena) -> np.ndarray:
         _crf(V[i], IV, pA[i], arena)                     # p^A_i = V_i x* I_i V_i
     U, D, u = arena("aba_U", n, 6, b), arena("aba_D", n, b), arena("aba_u", n, b)
     Ia, pa = arena("aba_Ia", 6, 6, b), arena("aba_pa", 6, b)
-    tmp66, back66 = arena("aba_tmp66", 6, 6, b), arena("aba_back66", 6, 6, b)
+    back21 = arena("aba_back21", 21, b)
     for i in reversed(range(n)):                         # inward: articulated inertias
         if free[i]:
             continue
@@ -60,13 +62,12 @@ def _aba(tree: _Aligned, q, qd, tau, g, arena: _Arena) -> np.ndarray:
             continue
         Dinv = np.divide(1.0, D[i], out=arena("aba_Dinv", b))
         UD = np.multiply(U[i], Dinv, out=arena("aba_UD", 6, b))
-        np.subtract(IA[i], UD[:, None] * U[i][None, :], out=Ia)             # I^a = I^A - U U^T / D
+        np.multiply(UD[:, None], U[i][None, :], out=Ia)
+        np.subtract(IA[i], Ia, out=Ia)                   # I^a = I^A - U U^T / D
         np.einsum("jkb,kb->jb", Ia, c[i], out=pa)
         pa += pA[i]
-        pa += UD * u[i]                                  # p^a = p^A + I^a c + U u / D
-        _force_back(X[i], Ia, tmp66, arena)              # X^T I^a
-        np.copyto(back66, np.swapaxes(tmp66, 0, 1))      # (X^T I^a)^T = I^a X
-        IA[p] += _force_back(X[i], back66, tmp66, arena)  # X^T I^a X
+        pa += np.multiply(UD, u[i], out=t6)              # p^a = p^A + I^a c + U u / D
+        _add_symmetric(IA[p], _inertia_back(X[i], Ia, tree.Tt2[i], back21, arena))   # I^A_p += X^T I^a X
         pA[p] += _force_back(X[i], pa, t6, arena)        # X^T p^a
     A, qdd = arena("aba_A", n, 6, b), arena("aba_qdd", tree.nv, b)
     base = arena("aba_base", 6, b)
