@@ -26,8 +26,10 @@ import numpy as np
 from ._tree_aligned import _Aligned
 
 
-#: Up to this many states per call, the algorithms run in base coordinates here (measured).
-_WORLD_STATES = 8
+#: Up to this many states per call, the algorithms run in base coordinates here (measured on the
+#: 44-dof humanoid, CPU time: tau 0.6 ms against 4.0 ms per call at 8 states, 2.9 against 4.3 at 32;
+#: H 0.5 against 2.0 at 8, 1.0 against 2.1 at 16, 3.9 against 2.3 at 32).
+_WORLD_STATES = 16
 
 
 class _World(NamedTuple):

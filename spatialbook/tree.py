@@ -28,8 +28,9 @@ Where the rest lives, one responsibility a file (as Pinocchio's ``multibody/`` a
 mass matrix), ``aba.py`` (forward dynamics), ``kinematics.py`` (poses, Jacobians),
 ``centroidal.py`` (centre of mass, centroidal momentum), ``integration.py`` (motion through
 time); their shared machinery is in ``_tree_aligned.py`` (the tree in joint-aligned body
-coordinates), ``_tree_kernels.py`` (the unchecked per-body and per-level kernels) and
-``_tree_blocks.py`` (large batches in blocks of states).
+coordinates), ``_tree_kernels.py`` (the unchecked per-body kernels), ``_tree_blocks.py``
+(large batches in blocks of states) and ``_tree_world.py`` (a few states per call, in base
+coordinates).
 """
 
 from __future__ import annotations
