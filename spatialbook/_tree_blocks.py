@@ -28,8 +28,9 @@ _CRBA_SCRATCH = 2**22
 
 
 def _crba_block(tree) -> int:
-    """States per block for the CRBA: its scratch (H, the wrenches carried toward the root)
-    stays near ``_CRBA_SCRATCH`` numbers (32 MB), at least 256 and at most ``_STATES_PER_BLOCK``."""
+    """States per block for the CRBA: its scratch (the wrenches carried toward the root, and H
+    unless the kernel writes into the result) stays near ``_CRBA_SCRATCH`` numbers (32 MB), at
+    least 256 and at most ``_STATES_PER_BLOCK``."""
     per_state = tree.nv * tree.nv + 12 * sum(len(sub) for sub in tree.subtree) + 20 * len(tree.parents)
     return int(min(_STATES_PER_BLOCK, max(256, _CRBA_SCRATCH // per_state)))
 
