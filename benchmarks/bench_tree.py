@@ -23,8 +23,11 @@ waist, two 7-joint arms with 4-joint hands, a 2-joint neck: 38 joints + 6 = 44 d
 freedom, generated as URDF text and read by ``sb.Tree.from_urdf`` and by Pinocchio's own
 parser), is timed on ``--humanoid-n`` states (default 10^4) for tau, H and qdd (sb batched
 against Pinocchio's per-call rnea / crba / aba), one state per call (sb against pin.rnea),
-and for the peak memory of the batched calls (tracemalloc).  Targets: batched >= 2x the
-Pinocchio loop; one state per call <= 50x pin.rnea.
+and for the peak memory of the batched calls (tracemalloc).  Targets (issue 34): each batched
+call takes at most the time of the Pinocchio loop on the same states (sb / pin <= 1); one
+state per call at most 50x pin.rnea.  Both wall-clock and CPU-time ratios are printed (best of
+the rounds each); the verdict is on wall time, and the load average is printed beside them,
+because on a shared machine wall time also counts other work.
 """
 
 from __future__ import annotations
@@ -186,6 +189,7 @@ def bench_humanoid(n, calls, single_calls, repeats, rng):
         for k in range(single_calls):
             sb.inverse_dynamics(tree, ours[0][k], ours[1][k], ours[2][k], gravity)
 
+    cpu = {}
     best = best_seconds({
         "sb tau": lambda: sb.inverse_dynamics(tree, q, qd, qdd, gravity),
         "sb H": lambda: sb.mass_matrix(tree, q),
@@ -195,8 +199,10 @@ def bench_humanoid(n, calls, single_calls, repeats, rng):
         "pin H": loop(lambda k: pin.crba(pm, pd, qr[k]), calls),
         "pin qdd": loop(lambda k: pin.aba(pm, pd, qr[k], vr[k], tr[k]), calls),
         "sb single tau": sb_single,
-    }, repeats)
-    per = {k: v / (single_calls if k == "sb single tau" else n if k.startswith("sb") else calls) for k, v in best.items()}
+    }, repeats, cpu)
+    count = lambda k: single_calls if k == "sb single tau" else n if k.startswith("sb") else calls  # noqa: E731
+    per = {k: v / count(k) for k, v in best.items()}
+    per_cpu = {k: v / count(k) for k, v in cpu.items()}
 
     # the same numbers (first rows), converted to Pinocchio's order
     P = np.eye(44)
@@ -213,19 +219,23 @@ def bench_humanoid(n, calls, single_calls, repeats, rng):
            "H": peak_mb(lambda: sb.mass_matrix(tree, q)),
            "qdd": peak_mb(lambda: sb.forward_dynamics(tree, q, qd, tau, gravity))}
     inputs_mb = (q.nbytes + qd.nbytes + qdd.nbytes) / 1e6
-    print(f"\nhumanoid  (44 dof: floating pelvis + 38 revolute joints; N = {n:,} states; Pinocchio loops on {calls:,} calls)")
-    print(f"  {'':<30}{'us/state':>12}{'Pinocchio us':>14}{'sb / pin time':>15}{'target':>10}")
+    load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
+    print(f"\nhumanoid  (44 dof: floating pelvis + 38 revolute joints; N = {n:,} states; Pinocchio loops on {calls:,} calls; "
+          f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f})")
+    print(f"  {'':<30}{'us/state':>10}{'Pinocchio us':>14}{'sb/pin wall':>13}{'sb/pin CPU':>12}{'target':>9}  verdict")
     ok = []
-    for label, key, pkey, target in (("tau, batched", "sb tau", "pin tau", 0.5), ("H, batched", "sb H", "pin H", 0.5),
-                                     ("qdd, batched (ABA)", "sb qdd", "pin qdd", 0.5),
+    for label, key, pkey, target in (("tau, batched", "sb tau", "pin tau", 1.0), ("H, batched", "sb H", "pin H", 1.0),
+                                     ("qdd, batched (ABA)", "sb qdd", "pin qdd", 1.0),
                                      ("qdd, batched (CRBA + solve)", "sb qdd crba", "pin qdd", None),
                                      ("tau, one state per call", "sb single tau", "pin tau", 50.0)):
-        ratio = per[key] / per[pkey]
+        ratio, ratio_cpu = per[key] / per[pkey], per_cpu[key] / per_cpu[pkey]
         met = None if target is None else ratio <= target
         if met is not None:
             ok.append(met)
-        print(f"  {label:<30}{per[key] * 1e6:12.2f}{per[pkey] * 1e6:14.2f}{ratio:15.2f}"
-              f"{'' if target is None else ('<= %g ' % target) + ('met' if met else 'MISSED'):>10}")
+        verdict = "" if met is None else ("met" if met else "MISSED") + ("" if (ratio_cpu <= target) == met else
+                                                                          f" (CPU: {'met' if ratio_cpu <= target else 'missed'})")
+        print(f"  {label:<30}{per[key] * 1e6:10.2f}{per[pkey] * 1e6:14.2f}{ratio:13.2f}{ratio_cpu:12.2f}"
+              f"{'' if target is None else '<= %g' % target:>9}  {verdict}")
     print(f"  peak memory of the batched calls at N = {n:,} (inputs {inputs_mb:.1f} MB; H itself "
           f"{n * 44 * 44 * 8 / 1e6:.0f} MB): tau {mem['tau']:.0f} MB, H {mem['H']:.0f} MB, qdd {mem['qdd']:.0f} MB")
     return ok
@@ -234,18 +244,21 @@ def bench_humanoid(n, calls, single_calls, repeats, rng):
 # --- timing --------------------------------------------------------------------------------
 
 
-def best_seconds(runs: dict, repeats: int) -> dict:
-    """The fastest of ``repeats`` rounds for each named run; the runs take turns within a round,
-    so that a shared machine's changing load falls on all of them alike, and the best of the
-    rounds drops what other work added."""
+def best_seconds(runs: dict, repeats: int, cpu: dict | None = None) -> dict:
+    """The fastest of ``repeats`` rounds for each named run (wall clock); the runs take turns
+    within a round, so that a shared machine's changing load falls on all of them alike, and the
+    best of the rounds drops what other work added.  If ``cpu`` is a dict, the fastest CPU time
+    of this process for each run goes there too."""
     best = {}
     for name, fn in runs.items():
         fn()                               # warm up
     for _ in range(repeats):
         for name, fn in runs.items():
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             fn()
             best[name] = min(best.get(name, np.inf), time.perf_counter() - t0)
+            if cpu is not None:
+                cpu[name] = min(cpu.get(name, np.inf), time.process_time() - c0)
     return best
 
 
@@ -337,7 +350,8 @@ def main(argv=None) -> int:
     print(f"\ntarget (batched >= {TARGET:g}x the faster per-call loop): {'met' if all(ok) else 'MISSED'} "
           f"in {sum(ok)} of {len(ok)} cases")
     ok_h = bench_humanoid(args.humanoid_n, min(calls, args.humanoid_n), args.single_calls, args.repeats, rng)
-    print(f"humanoid targets: met in {sum(ok_h)} of {len(ok_h)} cases")
+    print(f"humanoid targets (tau, H, qdd batched <= 1x the Pinocchio loop; one state per call <= 50x pin.rnea): "
+          f"met in {sum(ok_h)} of {len(ok_h)} cases")
     ok += ok_h
     return 0 if (all(ok) or not args.strict) else 1
 

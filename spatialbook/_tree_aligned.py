@@ -25,8 +25,9 @@ class _Aligned(NamedTuple):
     row: tuple              # per body: the row of S_i = e_row (2 revolute, 5 prismatic)
     T: np.ndarray           # (n, 6, 6) X_T,i between aligned frames
     Tt: np.ndarray          # (n, 6, 6) its transpose, contiguous
+    Tt2: np.ndarray         # (n, 21, 21) X_T^T M X_T on the upper entries of a symmetric 6x6 M
     I: np.ndarray           # (n, 6, 6) inertias in aligned body axes
-    I_params: np.ndarray    # (n, 10, 1) the same as [xx yy zz xy xz yz hx hy hz m]
+    I_params: np.ndarray    # (n, 10, 1) the same as [d xz hx xy yz hy a zz hz m] (``_TURN``)
     congruence: np.ndarray  # (n, 10, 10) X_T,i^T (.) X_T,i acting on those 10 numbers
     subtree: tuple          # per body: its subtree's bodies, itself first (children's in order)
     slot: tuple             # per body: where its subtree starts in its parent's subtree
@@ -35,7 +36,6 @@ class _Aligned(NamedTuple):
     iv: tuple               # per body: its first entry in qd, qdd, tau
     nq: int
     nv: int
-    levels: tuple           # the one-dof bodies by depth: (bodies, parents (n for the base)) arrays
 
 
 def _axis_frame(n: np.ndarray) -> np.ndarray:
@@ -44,6 +44,25 @@ def _axis_frame(n: np.ndarray) -> np.ndarray:
     x = a - (a @ n) * n
     x /= np.linalg.norm(x)
     return np.column_stack((x, np.cross(n, x), n))
+
+
+#: [d xz hx xy yz hy a zz hz m] = _TURN @ [xx yy zz xy xz yz hx hy hz m], d = (xx - yy)/2 and
+#: a = (xx + yy)/2: a turn by q about z turns (d, xy) by 2q and (xz, yz), (hx, hy) by q, and
+#: leaves the last four alone, so that the turn is a few row operations (``_turn_inertias``).
+_TURN = np.zeros((10, 10))
+_TURN[[0, 0, 6, 6], [0, 1, 0, 1]] = [0.5, -0.5, 0.5, 0.5]
+_TURN[[1, 2, 3, 4, 5, 7, 8, 9], [4, 6, 3, 5, 7, 2, 8, 9]] = 1.0
+
+#: The 21 entries on and above the diagonal of a symmetric 6x6 matrix (flattened), and where
+#: each sits below it.
+_UPPER = np.array([6 * a + b for a in range(6) for b in range(a, 6)])
+_LOWER = np.array([6 * b + a for a in range(6) for b in range(a, 6)])
+
+
+def _symmetric_congruence(Tt: np.ndarray) -> np.ndarray:
+    """K (21, 21): the upper entries of X_T^T M X_T from the upper entries of a symmetric M."""
+    K = np.kron(Tt, Tt)                                  # on all 36 entries, row-major
+    return K[_UPPER][:, _UPPER] + np.where(_UPPER != _LOWER, K[_UPPER][:, _LOWER], 0.0)
 
 
 _INERTIA_ROWS = np.array([0, 1, 2, 0, 0, 1])
@@ -87,23 +106,26 @@ def _aligned_cached(n: int, parents: bytes, placements: bytes, axes: bytes, iner
             subtree[p] += subtree[i]
     iq = np.concatenate(([0], np.cumsum([7 if f else 1 for f in free])))
     iv = np.concatenate(([0], np.cumsum([6 if f else 1 for f in free])))
-    depth = [0] * n                          # bodies on the base at depth 0
-    for i in range(n):
-        depth[i] = 0 if parents_[i] < 0 else depth[parents_[i]] + 1
-    levels = []
-    for d in range(max(depth) + 1):
-        bodies = np.array([i for i in range(n) if depth[i] == d and not free[i]], dtype=int)
-        if bodies.size:
-            levels.append((bodies, np.array([parents_[i] if parents_[i] >= 0 else n for i in bodies], dtype=int)))
+    params = _TURN @ np.stack([_inertia_params(M) for M in I_al])[:, :, None]
     return _Aligned(tuple(int(p) for p in parents_), prismatic, tuple(5 if pr else 2 for pr in prismatic),
-                    T, np.ascontiguousarray(np.swapaxes(T, 1, 2)), I_al,
-                    np.stack([_inertia_params(M) for M in I_al])[:, :, None], congruence,
+                    T, np.ascontiguousarray(np.swapaxes(T, 1, 2)), np.stack([_symmetric_congruence(t.T) for t in T]), I_al,
+                    params, _TURN @ congruence @ np.linalg.inv(_TURN),
                     tuple(tuple(s) for s in subtree), tuple(slot), tuple(free),
-                    tuple(int(k) for k in iq[:-1]), tuple(int(k) for k in iv[:-1]), int(iq[-1]), int(iv[-1]),
-                    tuple(levels))
+                    tuple(int(k) for k in iq[:-1]), tuple(int(k) for k in iv[:-1]), int(iq[-1]), int(iv[-1]))
+
+
+_BY_ID: dict = {}
 
 
 def _aligned(tree) -> _Aligned:
+    """The aligned form of a Tree: found by identity first (a Tree never changes), else by value."""
+    hit = _BY_ID.get(id(tree))
+    if hit is not None and hit[0] is tree:
+        return hit[1]
     n = len(tree.parents)
-    return _aligned_cached(n, tree.parents.astype(int).tobytes(), tree.placements.tobytes(),
+    out = _aligned_cached(n, tree.parents.astype(int).tobytes(), tree.placements.tobytes(),
                            tree.axes.tobytes(), tree.inertias.tobytes(), tuple(k == "free" for k in tree.kinds))
+    if len(_BY_ID) > 64:
+        _BY_ID.clear()
+    _BY_ID[id(tree)] = (tree, out)
+    return out

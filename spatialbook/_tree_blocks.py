@@ -28,8 +28,9 @@ _CRBA_SCRATCH = 2**22
 
 
 def _crba_block(tree) -> int:
-    """States per block for the CRBA: its scratch (H, the wrenches carried toward the root)
-    stays near ``_CRBA_SCRATCH`` numbers (32 MB), at least 256 and at most ``_STATES_PER_BLOCK``."""
+    """States per block for the CRBA: its scratch (the wrenches carried toward the root, and H
+    unless the kernel writes into the result) stays near ``_CRBA_SCRATCH`` numbers (32 MB), at
+    least 256 and at most ``_STATES_PER_BLOCK``."""
     per_state = tree.nv * tree.nv + 12 * sum(len(sub) for sub in tree.subtree) + 20 * len(tree.parents)
     return int(min(_STATES_PER_BLOCK, max(256, _CRBA_SCRATCH // per_state)))
 
@@ -63,13 +64,16 @@ class _Arena:
         return flat[:size].reshape(shape)
 
 
-def _in_blocks(kernel, shape: tuple[int, ...], *inputs: np.ndarray, block: int = 0) -> np.ndarray:
+def _in_blocks(kernel, shape: tuple[int, ...], *inputs: np.ndarray, block: int = 0, into: bool = False) -> np.ndarray:
     """``kernel(*columns, arena)`` on blocks of states, gathered into a (B,) + shape array.
 
     ``inputs`` are checked (B, k) arrays (batch first); each block of them is handed to the
-    kernel transposed, as contiguous (k, b) arrays, and the kernel returns shape + (b,)."""
+    kernel transposed, as contiguous (k, b) arrays, and the kernel returns shape + (b,).  With
+    ``into=True`` the kernel is also given ``out=``, the block of the result seen as shape + (b,)
+    (a transposed view of zeros), and writes there: a large result is then never copied, and
+    its pages are touched only once."""
     B = inputs[0].shape[0]
-    out = np.empty((B,) + shape)
+    out = np.zeros((B,) + shape) if into else np.empty((B,) + shape)
     arena = _Arena()
     step = block or _STATES_PER_BLOCK
     for start in range(0, B, step):
@@ -79,5 +83,8 @@ def _in_blocks(kernel, shape: tuple[int, ...], *inputs: np.ndarray, block: int =
             col = arena(f"in{k}", arr.shape[1], len(range(*block.indices(B))))
             col[...] = arr[block].T
             columns.append(col)
-        out[block] = np.moveaxis(kernel(*columns, arena), -1, 0)
+        if into:
+            kernel(*columns, arena, out=np.moveaxis(out[block], 0, -1))
+        else:
+            out[block] = np.moveaxis(kernel(*columns, arena), -1, 0)
     return out

@@ -229,6 +229,26 @@ def _stack(name: str, value, shape: tuple[int, ...]) -> np.ndarray:
 # --- checks on the state (once per public call) --------------------------------------------
 
 
+_LAYOUTS: dict = {}
+
+
+def _layout(tree) -> tuple:
+    """(nq, nv, quats, names) of a tree: quats (f, 4) the q entries of each free joint's
+    quaternion and names their joints (cached by identity: a Tree never changes)."""
+    hit = _LAYOUTS.get(id(tree))
+    if hit is not None and hit[0] is tree:
+        return hit[1]
+    free = [kind == "free" for kind in tree.kinds]
+    starts = np.cumsum([0] + [7 if f else 1 for f in free])
+    quats = np.array([np.arange(starts[i] + 3, starts[i] + 7) for i, f in enumerate(free) if f], dtype=int).reshape(-1, 4)
+    out = (int(starts[-1]), sum(6 if f else 1 for f in free), quats,
+           tuple(name for name, f in zip(tree.joint_names, free) if f))
+    if len(_LAYOUTS) > 64:
+        _LAYOUTS.clear()
+    _LAYOUTS[id(tree)] = (tree, out)
+    return out
+
+
 def _joint_values(name: str, value, n: int, tree=None) -> np.ndarray:
     arr = _numbers(name, value)
     if arr.ndim == 0 or arr.shape[-1] != n:
@@ -238,7 +258,7 @@ def _joint_values(name: str, value, n: int, tree=None) -> np.ndarray:
                     if name == "q" else "nv entries (1 per one-dof joint, 6 per free joint: [omega; v])")
         raise ValueError(f"{name}: expected an array of shape (..., {n}), {what}, got shape {arr.shape}")
     arr = as_array(name, arr, (n,))
-    if name == "q" and tree is not None and "free" in tree.kinds:
+    if name == "q" and tree is not None and _layout(tree)[3]:
         arr = _unit_quaternions(tree, arr)
     return arr
 
@@ -248,20 +268,23 @@ def _unit_quaternions(tree, q: np.ndarray, name: str = "q", unit: bool = True) -
     rotations), or with ``unit=False`` any non-zero one (MuJoCo's reading of qpos, so that a
     rounded keyframe such as [0.7071, 0, 0, 0.7071] means 90 degrees about z)."""
     q = np.array(q, dtype=float)
-    k = 0
-    for kind, joint in zip(tree.kinds, tree.joint_names):
-        if kind == "free":
-            quat = q[..., k + 3:k + 7]
-            norm = np.linalg.norm(quat, axis=-1, keepdims=True)
-            where = f"in {name}[..., {k + 3}:{k + 7}] (free joint {joint!r})"
-            if unit and np.any(np.abs(norm - 1.0) > _ROTATION_TOL):
-                raise ValueError(
-                    f"{name}: expected a unit quaternion [w, x, y, z] {where}, "
-                    f"got |quat| = {float(norm.flat[np.argmax(np.abs(norm - 1.0))]):.9g}; normalise it")
-            if not unit and np.any(norm < 1e-9):
-                raise ValueError(f"{name}: expected a non-zero quaternion [w, x, y, z] {where}, got all zeros")
-            quat /= norm
-        k += 7 if kind == "free" else 1
+    _, _, quats, joints = _layout(tree)
+    if not joints:
+        return q
+    quat = q[..., quats]                                 # (..., f, 4)
+    norm = np.linalg.norm(quat, axis=-1, keepdims=True)
+    bad = np.abs(norm - 1.0) > _ROTATION_TOL if unit else norm < 1e-9
+    if np.any(bad):
+        f = int(np.argmax(bad.reshape(-1, len(joints)).any(axis=0)))
+        k = int(quats[f, 0])
+        where = f"in {name}[..., {k}:{k + 4}] (free joint {joints[f]!r})"
+        if not unit:
+            raise ValueError(f"{name}: expected a non-zero quaternion [w, x, y, z] {where}, got all zeros")
+        worst = norm[..., f, 0].reshape(-1)
+        raise ValueError(
+            f"{name}: expected a unit quaternion [w, x, y, z] {where}, "
+            f"got |quat| = {float(worst[np.argmax(np.abs(worst - 1.0))]):.9g}; normalise it")
+    q[..., quats] = quat / norm
     return q
 
 
@@ -276,6 +299,9 @@ def _rows(*arrays: np.ndarray) -> list[np.ndarray]:
 
 def _broadcast(*items: tuple[str, np.ndarray, int]) -> list[np.ndarray]:
     """Broadcast the checked arrays' batch axes against each other (naming them if they clash)."""
+    first = items[0][1].shape[:items[0][1].ndim - items[0][2]]
+    if all(arr.shape[:arr.ndim - core] == first for _, arr, core in items):
+        return [arr for _, arr, _ in items]              # one batch shape already (the usual case)
     batch = batch_shape(*items)
     return [np.broadcast_to(arr, batch + arr.shape[arr.ndim - core:]) for _, arr, core in items]
 

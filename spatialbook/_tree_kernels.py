@@ -1,10 +1,5 @@
-"""Unchecked kernels of the tree algorithms: per body on (k, b) blocks of states, and a depth
-level at a time for a few states (``_LEVELWISE_STATES``).
-
-Measured (two shared, loaded cores): one 44-dof state, tau about 4x faster a level at a time
-than per body (1.3 ms against 5.2 ms); from a few dozen states on, the per-body form wins,
-because numpy's products of stacked 6x6 matrices cost far more per state than the per-body
-form's row operations (44 dof, 1024 states: H 62 against 148 us per state, tau 20 against 66).
+"""Unchecked kernels of the tree algorithms, per body on (k, b) blocks of states (component
+first, state last), for many states per call; a few states go to ``_tree_world.py`` instead.
 """
 
 from __future__ import annotations
@@ -13,8 +8,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._tree_aligned import _Aligned
-from .dynamics import _crm
+from ._tree_aligned import _LOWER, _UPPER, _Aligned
 from ._tree_blocks import _Arena
 
 
@@ -22,12 +16,10 @@ from ._tree_blocks import _Arena
 
 
 class _X(NamedTuple):
-    """X_i = X_J(q_i) X_T,i for a block of states: the constant X_T,i (T, its transpose Tt and
-    its congruence L on inertias) and cos, sin of q_i (revolute) or q_i itself in s (prismatic:
-    then c is None)."""
+    """X_i = X_J(q_i) X_T,i for a block of states: the constant X_T,i (T and its transpose Tt)
+    and cos, sin of q_i (revolute) or q_i itself in s (prismatic: then c is None)."""
     T: np.ndarray
     Tt: np.ndarray
-    L: np.ndarray
     c: np.ndarray | None
     s: np.ndarray
 
@@ -42,10 +34,10 @@ def _transforms(tree: _Aligned, q: np.ndarray, arena: _Arena) -> list[_X]:
         if tree.free[i]:
             X.append(None)                               # a free body's pose enters through gravity
         elif tree.prismatic[i]:
-            X.append(_X(tree.T[i], tree.Tt[i], tree.congruence[i], None, q[k]))
+            X.append(_X(tree.T[i], tree.Tt[i], None, q[k]))
         else:
             _cos_sin(q[k], c[i], s[i])
-            X.append(_X(tree.T[i], tree.Tt[i], tree.congruence[i], c[i], s[i]))
+            X.append(_X(tree.T[i], tree.Tt[i], c[i], s[i]))
     return X
 
 
@@ -99,9 +91,8 @@ def _motion(X: _X, U: np.ndarray, out: np.ndarray, arena: _Arena) -> np.ndarray:
     return W
 
 
-def _force_back(X: _X, F: np.ndarray, out: np.ndarray, arena: _Arena) -> np.ndarray:
-    """out = X^T F: wrenches F (6, ...) in body i's coordinates re-expressed in its parent's.
-    F itself is overwritten (with X_J^T F) on the way."""
+def _joint_back(X: _X, F: np.ndarray, arena: _Arena) -> np.ndarray:
+    """F = X_J^T F in place, along axis 0 of F (6, ...): the joint's part of ``_force_back``."""
     c, s = X.c, X.s
     if c is None:                                        # tau += (z q) x f
         t = arena("force1", *F.shape[1:])
@@ -116,7 +107,30 @@ def _force_back(X: _X, F: np.ndarray, out: np.ndarray, arena: _Arena) -> np.ndar
         y += sx                                          # y' = s x + c y
         x *= c
         x -= sy                                          # x' = c x - s y
-    return _matmul(X.Tt, F, out)
+    return F
+
+
+def _force_back(X: _X, F: np.ndarray, out: np.ndarray, arena: _Arena) -> np.ndarray:
+    """out = X^T F: wrenches F (6, ...) in body i's coordinates re-expressed in its parent's.
+    F itself is overwritten (with X_J^T F) on the way."""
+    return _matmul(X.Tt, _joint_back(X, F, arena), out)
+
+
+def _inertia_back(X: _X, M: np.ndarray, K: np.ndarray, out: np.ndarray, arena: _Arena) -> np.ndarray:
+    """out (21, b) = the upper entries (``_UPPER``) of X^T M X for symmetric 6x6 matrices
+    M (6, 6, b), M overwritten on the way: the joint's part on the rows and then the columns,
+    then X_T^T (.) X_T as one product with the 21x21 matrix K (``_symmetric_congruence``)."""
+    _joint_back(X, M, arena)
+    _joint_back(X, np.swapaxes(M, 0, 1), arena)
+    return _matmul(K, np.take(M.reshape(36, -1), _UPPER, axis=0, out=arena("upper", 21, M.shape[-1])), out)
+
+
+def _add_symmetric(M: np.ndarray, upper: np.ndarray) -> None:
+    """M (6, 6, b) += the symmetric matrices whose upper entries are ``upper`` (21, b)."""
+    flat = M.reshape(36, -1)
+    flat[_UPPER] += upper
+    strict = _UPPER != _LOWER
+    flat[_LOWER[strict]] += upper[strict]
 
 
 def _add_velocity_product(A: np.ndarray, V: np.ndarray, row: int, qd: np.ndarray, arena: _Arena) -> None:
@@ -149,60 +163,45 @@ def _crf(V: np.ndarray, F: np.ndarray, out: np.ndarray, arena: _Arena) -> np.nda
     return out
 
 
-def _inertia_back(X: _X, p: np.ndarray, out: np.ndarray, arena: _Arena) -> np.ndarray:
-    """out = X^T I X on the 10 numbers p (10, b) of a spatial inertia: body i -> parent."""
-    xx, yy, zz, xy, xz, yz, hx, hy, hz, m = p
-    r = arena("inertia_turned", 10, p.shape[1])          # X_J^T I X_J
-    if X.c is None:                                      # shift the origin back by z q
-        q = X.s
-        r[...] = p
-        t = arena("inertia1", p.shape[1])
-        np.multiply(q, m, out=t)
-        r[8] += t                                        # h_z + m q
-        t += hz
-        t += hz
-        t *= q                                           # q (2 h_z + m q)
-        r[0] += t
-        r[1] += t
-        r[4] -= np.multiply(q, hx, out=t)
-        r[5] -= np.multiply(q, hy, out=t)
-    else:                                                # turn back by q about z
-        c, s = X.c, X.s
-        c2, s2, a, d, t = (arena(f"inertia{k}", p.shape[1]) for k in range(5))
-        np.multiply(c, c, out=c2)
-        c2 -= np.multiply(s, s, out=t)                   # cos 2q
-        np.multiply(s, c, out=s2)
-        s2 *= 2.0                                        # sin 2q
-        np.add(xx, yy, out=a)
-        a *= 0.5                                         # (xx + yy) / 2
-        np.subtract(xx, yy, out=d)
-        d *= 0.5                                         # (xx - yy) / 2
-        np.multiply(c2, d, out=t)
-        t -= np.multiply(s2, xy, out=r[2])               # u = cos2q d - sin2q xy
-        np.add(a, t, out=r[0])                           # xx' = a + u
-        np.subtract(a, t, out=r[1])                      # yy' = a - u
-        np.multiply(s2, d, out=r[3])
-        r[3] += np.multiply(c2, xy, out=t)               # xy' = sin2q d + cos2q xy
-        x, y = p[4::2][:2], p[5::2][:2]                  # (xz, hx) and (yz, hy) turn as x and y
-        rx, ry = r[4::2][:2], r[5::2][:2]
-        t2 = arena("inertia5", 2, p.shape[1])
-        np.multiply(c, x, out=rx)
-        rx -= np.multiply(s, y, out=t2)                  # x' = c x - s y
-        np.multiply(s, x, out=ry)
-        ry += np.multiply(c, y, out=t2)                  # y' = s x + c y
-        r[2] = zz
-        r[8] = hz
-        r[9] = m
-    return _matmul(X.L, r, out)
+def _turn_inertia(p: np.ndarray, C: np.ndarray, S: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """X_J^T I X_J in place on the 10 numbers p = [d xz hx xy yz hy a zz hz m] (10, b) of a
+    spatial inertia (``_TURN``), for a revolute joint turned by q about z: (d, xy) turn by 2q,
+    (xz, yz) and (hx, hy) by q; C = [cos 2q, cos q, cos q] and S likewise (3, b); t scratch (2, 3, b)."""
+    u, w = p[0:3], p[3:6]
+    np.multiply(S, w, out=t[0])
+    np.multiply(S, u, out=t[1])
+    u *= C
+    u -= t[0]                                            # x' = c x - s y
+    w *= C
+    w += t[1]                                            # y' = s x + c y
+    return p
 
 
-def _composite_times_axis(p: np.ndarray, row: int, out: np.ndarray) -> np.ndarray:
-    """out = I S for the inertia with 10 numbers p (10, b) and S = e_row: column ``row`` of the 6x6."""
-    xx, yy, zz, xy, xz, yz, hx, hy, hz, m = p
-    if row == 2:                                         # [I e_z; -[h]x e_z] = [I e_z; z x h]
-        out[0], out[1], out[2], out[3], out[4], out[5] = xz, yz, zz, -hy, hx, 0.0
-    else:                                                # [[h]x e_z; m e_z]
-        out[0], out[1], out[2], out[3], out[4], out[5] = hy, -hx, 0.0, 0.0, 0.0, m
+def _shift_inertia(p: np.ndarray, q: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """X_J^T I X_J in place on the 10 numbers p (as ``_turn_inertia``) for a prismatic joint
+    moved by q along z: the origin shifts back by z q; t scratch (2, b)."""
+    np.multiply(q, p[9], out=t[0])                       # m q
+    np.multiply(p[8], 2.0, out=t[1])
+    t[1] += t[0]
+    t[1] *= q                                            # q (2 h_z + m q)
+    p[6] += t[1]                                         # (xx + yy) / 2
+    p[1] -= np.multiply(q, p[2], out=t[1])               # xz - q hx
+    p[4] -= np.multiply(q, p[5], out=t[1])               # yz - q hy
+    p[8] += t[0]                                         # h_z + m q
+    return p
+
+
+def _inertia_times_axis(p: np.ndarray, row: int, out: np.ndarray) -> np.ndarray:
+    """out = I S (6, b) for the inertia with 10 numbers p = [d xz hx xy yz hy a zz hz m] and
+    S = e_row: column ``row`` of the 6x6."""
+    if row == 2:                                         # [I e_z; -[h]x e_z] = [xz, yz, zz, -hy, hx, 0]
+        out[0], out[1], out[2], out[4], out[5] = p[1], p[4], p[7], p[2], 0.0
+        np.negative(p[5], out=out[3])
+    else:                                                # [[h]x e_z; m e_z] = [hy, -hx, 0, 0, 0, m]
+        out[0] = p[5]
+        np.negative(p[2], out=out[1])
+        out[2:5] = 0.0
+        out[5] = p[9]
     return out
 
 
@@ -228,10 +227,12 @@ def _gravity_in_body(T: np.ndarray, quat: np.ndarray, g: np.ndarray, out: np.nda
 
 
 def _inertia_matrices(p: np.ndarray, out: np.ndarray) -> np.ndarray:
-    """out (6, 6, b) = the spatial inertias whose 10 numbers are p (10, b)."""
-    xx, yy, zz, xy, xz, yz, hx, hy, hz, m = p
+    """out (6, 6, b) = the spatial inertias whose 10 numbers are p = [d xz hx xy yz hy a zz hz m] (10, b)."""
+    d, xz, hx, xy, yz, hy, a, zz, hz, m = p
     out[...] = 0.0
-    out[0, 0], out[1, 1], out[2, 2] = xx, yy, zz
+    np.add(a, d, out=out[0, 0])
+    np.subtract(a, d, out=out[1, 1])
+    out[2, 2] = zz
     out[0, 1] = out[1, 0] = xy
     out[0, 2] = out[2, 0] = xz
     out[1, 2] = out[2, 1] = yz
@@ -239,102 +240,4 @@ def _inertia_matrices(p: np.ndarray, out: np.ndarray) -> np.ndarray:
     for r, c, v in ((0, 4, -hz), (0, 5, hy), (1, 3, hz), (1, 5, -hx), (2, 3, -hy), (2, 4, hx)):
         out[r, c] = v                                    # [h]x upper right, -[h]x lower left
         out[c, r] = v
-    return out
-
-
-# --- the same algorithms a depth level at a time, for a few states ---------------------------
-#
-# For one state (or a handful) the kernels above cost about a hundred small numpy calls per
-# body, whatever the batch.  Here the bodies at one depth of the tree are handled together:
-# their transforms are stacked (k, B, 6, 6) matrices, built for all bodies at once, so a call
-# costs a few dozen numpy calls per LEVEL.  Same equations, same aligned coordinates.
-
-#: Up to this many states, inverse_dynamics and mass_matrix go a level at a time (measured).
-_LEVELWISE_STATES = 8
-
-
-def _dense_transforms(tree: _Aligned, q: np.ndarray) -> np.ndarray:
-    """X (n, B, 6, 6): X_i = X_J(q_i) X_T,i for the one-dof bodies (identity for free ones),
-    from q (B, nq)."""
-    n, B = len(tree.parents), q.shape[0]
-    one = [i for i in range(n) if not tree.free[i]]
-    qi = q[:, [tree.iq[i] for i in one]].T                # (m, B)
-    J = np.zeros((len(one), B, 6, 6))
-    idx = np.arange(6)
-    J[:, :, idx, idx] = 1.0
-    prism = np.array([tree.prismatic[i] for i in one], dtype=bool)
-    c, s = np.cos(qi), np.sin(qi)
-    rev = ~prism
-    for r0 in (0, 3):                                     # diag(Rz^T, Rz^T)
-        J[rev, :, r0, r0] = c[rev]
-        J[rev, :, r0 + 1, r0 + 1] = c[rev]
-        J[rev, :, r0, r0 + 1] = s[rev]
-        J[rev, :, r0 + 1, r0] = -s[rev]
-    J[prism, :, 3, 1] = qi[prism]                         # -[z q]x in the lower left
-    J[prism, :, 4, 0] = -qi[prism]
-    X = np.zeros((n, B, 6, 6))
-    X[:, :, idx, idx] = 1.0
-    if one:
-        X[one] = J @ tree.T[one][:, None]
-    return X
-
-
-def _dense_S(tree: _Aligned) -> np.ndarray:
-    S = np.zeros((len(tree.parents), 6))
-    for i in range(len(tree.parents)):
-        if not tree.free[i]:
-            S[i, tree.row[i]] = 1.0
-    return S
-
-
-# V x* F = [w x n + v x f; w x f] as 9 cross-product components gathered from V and F, then
-# summed into 6 by a constant matrix: a handful of numpy calls for any stack of vectors.
-_P1, _P2 = [1, 2, 0], [2, 0, 1]
-_CRF_V1 = np.array([0, 1, 2, 3, 4, 5, 0, 1, 2])[np.r_[_P1, np.add(_P1, 3), np.add(_P1, 6)]]
-_CRF_V2 = np.array([0, 1, 2, 3, 4, 5, 0, 1, 2])[np.r_[_P2, np.add(_P2, 3), np.add(_P2, 6)]]
-_CRF_F1 = np.array([0, 1, 2, 3, 4, 5, 3, 4, 5])[np.r_[_P1, np.add(_P1, 3), np.add(_P1, 6)]]
-_CRF_F2 = np.array([0, 1, 2, 3, 4, 5, 3, 4, 5])[np.r_[_P2, np.add(_P2, 3), np.add(_P2, 6)]]
-_CRF_SUM = np.zeros((9, 6))
-_CRF_SUM[[0, 1, 2, 3, 4, 5, 6, 7, 8], [0, 1, 2, 0, 1, 2, 3, 4, 5]] = 1.0
-
-
-def _crf_times(V: np.ndarray, F: np.ndarray) -> np.ndarray:
-    """V x* F for (..., 6): [w x n + v x f; w x f]."""
-    return (V[..., _CRF_V1] * F[..., _CRF_F2] - V[..., _CRF_V2] * F[..., _CRF_F1]) @ _CRF_SUM
-
-
-def _velocity_product_matrix(S: np.ndarray) -> np.ndarray:
-    """C^T with V x S = C V = -crm(S) V, for the rows V @ C^T."""
-    return np.swapaxes(-_crm(S), -1, -2)
-
-
-def _free_gravity(tree: _Aligned, q: np.ndarray, g: np.ndarray, i: int) -> np.ndarray:
-    """R^T g (B, 3) for free body i: R = R_T R_q (see _gravity_in_body)."""
-    u = g @ tree.T[i][:3, :3].T
-    quat = q[:, tree.iq[i] + 3:tree.iq[i] + 7]
-    w, r = quat[:, :1], quat[:, 1:]
-    ru = np.cross(r, u)
-    return u - 2 * w * ru + 2 * np.cross(r, ru)
-
-_LEVEL_DATA: dict = {}
-
-
-def _level_data(tree: _Aligned) -> list:
-    """Per level: bodies, parents (n for the base), their qd columns, S rows (k, 1, 6), the
-    velocity-product matrices C^T (k, 1, 6, 6), and whether two bodies share a parent."""
-    key = id(tree)
-    hit = _LEVEL_DATA.get(key)
-    if hit is not None and hit[0] is tree:
-        return hit[1]
-    S = _dense_S(tree)
-    iv = np.array(tree.iv)
-    n = len(tree.parents)
-    out = []
-    for bodies, par in tree.levels:
-        inner = par[par < n]
-        out.append((bodies, par, iv[bodies], S[bodies][:, None, :], _velocity_product_matrix(S[bodies])[:, None],
-                    len(set(inner.tolist())) != len(inner)))
-    if len(_LEVEL_DATA) > 64:
-        _LEVEL_DATA.clear()
-    _LEVEL_DATA[key] = (tree, out)
     return out

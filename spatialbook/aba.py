@@ -11,10 +11,11 @@ import numpy as np
 from ._tree_aligned import _Aligned, _aligned
 from ._tree_blocks import _Arena, _aba_block, _crba_block, _in_blocks, _rnea_block
 from ._tree_kernels import (
-    _LEVELWISE_STATES, _add_velocity_product, _crf, _force_back, _gravity_in_body, _matmul, _motion, _transforms,
+    _add_symmetric, _add_velocity_product, _crf, _force_back, _gravity_in_body, _inertia_back, _matmul, _motion, _transforms,
 )
-from .crba import _crba, _crba_levels
-from .rnea import _rnea, _rnea_levels
+from ._tree_world import _WORLD_STATES, _crba_world, _rnea_world
+from .crba import _crba
+from .rnea import _rnea
 from ._tree_checks import _broadcast, _G, _gravity, _joint_values, _rows
 from .tree import Tree, _check_tree
 
@@ -48,7 +49,7 @@ def _aba(tree: _Aligned, q, qd, tau, g, arena: _Arena) -> np.ndarray:
         _crf(V[i], IV, pA[i], arena)                     # p^A_i = V_i x* I_i V_i
     U, D, u = arena("aba_U", n, 6, b), arena("aba_D", n, b), arena("aba_u", n, b)
     Ia, pa = arena("aba_Ia", 6, 6, b), arena("aba_pa", 6, b)
-    tmp66, back66 = arena("aba_tmp66", 6, 6, b), arena("aba_back66", 6, 6, b)
+    back21 = arena("aba_back21", 21, b)
     for i in reversed(range(n)):                         # inward: articulated inertias
         if free[i]:
             continue
@@ -61,13 +62,12 @@ def _aba(tree: _Aligned, q, qd, tau, g, arena: _Arena) -> np.ndarray:
             continue
         Dinv = np.divide(1.0, D[i], out=arena("aba_Dinv", b))
         UD = np.multiply(U[i], Dinv, out=arena("aba_UD", 6, b))
-        np.subtract(IA[i], UD[:, None] * U[i][None, :], out=Ia)             # I^a = I^A - U U^T / D
+        np.multiply(UD[:, None], U[i][None, :], out=Ia)
+        np.subtract(IA[i], Ia, out=Ia)                   # I^a = I^A - U U^T / D
         np.einsum("jkb,kb->jb", Ia, c[i], out=pa)
         pa += pA[i]
-        pa += UD * u[i]                                  # p^a = p^A + I^a c + U u / D
-        _force_back(X[i], Ia, tmp66, arena)              # X^T I^a
-        np.copyto(back66, np.swapaxes(tmp66, 0, 1))      # (X^T I^a)^T = I^a X
-        IA[p] += _force_back(X[i], back66, tmp66, arena)  # X^T I^a X
+        pa += np.multiply(UD, u[i], out=t6)              # p^a = p^A + I^a c + U u / D
+        _add_symmetric(IA[p], _inertia_back(X[i], Ia, tree.Tt2[i], back21, arena))   # I^A_p += X^T I^a X
         pA[p] += _force_back(X[i], pa, t6, arena)        # X^T p^a
     A, qdd = arena("aba_A", n, 6, b), arena("aba_qdd", tree.nv, b)
     base = arena("aba_base", 6, b)
@@ -105,10 +105,10 @@ def forward_dynamics(tree, q, qd, tau, gravity=_G, method="auto") -> np.ndarray:
       I^A_p += X^T (I^A - U U^T / D) X with U = I^A S, D = S^T U, outward the accelerations
       qdd_i = (tau_i - S^T p^A_i - U^T a'_i) / D_i.
     - ``method="auto"`` (default): ABA from 12 degrees of freedom, CRBA below, and CRBA for up
-      to 8 states per call (then both H and C are computed a tree level at a time).  Measured (two
-      shared cores, 10^4 states, random revolute/prismatic trees): 5 dof CRBA 1.15x faster;
-      11 dof ABA 1.3x; 23 dof ABA 1.9x; 43 dof ABA 3.8x (0.44 s against 1.7 s).  For one state
-      per call both take about the same time (Python overhead per body dominates).
+      to 16 states per call (then both H and C are computed in base coordinates, a few dozen
+      numpy calls whatever the tree).  Measured (two shared cores, 10^4 states, random
+      revolute/prismatic trees): 5 dof CRBA 1.15x faster; 11 dof ABA 1.3x; 23 dof ABA 1.9x;
+      43 dof ABA 3.8x (0.44 s against 1.7 s).
 
     Batched over leading axes.
 
@@ -146,10 +146,10 @@ def forward_dynamics(tree, q, qd, tau, gravity=_G, method="auto") -> np.ndarray:
     aligned = _aligned(tree)
     q_, qd_, tau_, g_ = _rows(q, qd, tau, g)
     if method == "auto":
-        method = "aba" if nv >= _ABA_FROM_DOF and q_.shape[0] > _LEVELWISE_STATES else "crba"
-    if method == "crba" and q_.shape[0] <= _LEVELWISE_STATES:     # a few states: a level at a time
-        C = _rnea_levels(aligned, q_, qd_, np.zeros_like(qd_), g_)
-        H = _crba_levels(aligned, q_)
+        method = "aba" if nv >= _ABA_FROM_DOF and q_.shape[0] > _WORLD_STATES else "crba"
+    if method == "crba" and q_.shape[0] <= _WORLD_STATES:     # a few states: in base coordinates
+        C = _rnea_world(aligned, q_, qd_, np.zeros_like(qd_), g_)
+        H = _crba_world(aligned, q_)
         try:
             return np.linalg.solve(H, (tau_ - C)[..., None])[..., 0].reshape(qd.shape)
         except np.linalg.LinAlgError:
@@ -159,7 +159,7 @@ def forward_dynamics(tree, q, qd, tau, gravity=_G, method="auto") -> np.ndarray:
             qdd = _in_blocks(functools.partial(_aba, aligned), (nv,), q_, qd_, tau_, g_, block=_aba_block(aligned))
         if not np.all(np.isfinite(qdd)):
             bad = ~np.all(np.isfinite(qdd), axis=-1)
-            raise ValueError(_singular(tree, _crba_levels(aligned, q_[bad][:1]), "an articulated inertia is singular"))
+            raise ValueError(_singular(tree, _crba_world(aligned, q_[bad][:1]), "an articulated inertia is singular"))
         return qdd.reshape(qd.shape)
     C = _in_blocks(lambda q, qd, g, arena: _rnea(aligned, q, qd, np.zeros_like(qd), g, arena), (nv,), q_, qd_, g_,
                    block=_rnea_block(aligned))

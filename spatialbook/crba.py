@@ -13,89 +13,76 @@ import numpy as np
 
 from ._tree_aligned import _Aligned, _aligned
 from ._tree_blocks import _Arena, _crba_block, _in_blocks
-from ._tree_kernels import (
-    _LEVELWISE_STATES, _composite_times_axis, _dense_S, _dense_transforms, _force_back, _inertia_back,
-    _inertia_matrices, _transforms,
-)
+from ._tree_kernels import _cos_sin, _inertia_matrices, _inertia_times_axis, _matmul, _shift_inertia, _turn_inertia
+from ._tree_world import _WORLD_STATES, _crba_world
 from ._tree_checks import _joint_values, _rows
 from .tree import _check_tree
 
 
-def _crba(tree: _Aligned, q, arena: _Arena) -> np.ndarray:
-    """H (nv, nv, b) from q (nq, b), in aligned body coordinates."""
-    parents, row, subtree, slot, free, iv = tree.parents, tree.row, tree.subtree, tree.slot, tree.free, tree.iv
+def _crba(tree: _Aligned, q, arena: _Arena, out: np.ndarray | None = None) -> np.ndarray:
+    """H (nv, nv, b) from q (nq, b), in aligned body coordinates, written into ``out`` if given
+    (any (nv, nv, b) view of zeros: a transposed block of the result, so that H is never copied)."""
+    parents, row, subtree, slot, free, iv, iq = tree.parents, tree.row, tree.subtree, tree.slot, tree.free, tree.iv, tree.iq
     n, b = len(parents), q.shape[1]
-    X = _transforms(tree, q, arena)
-    Ic, back = arena("Ic", n, 10, b), arena("Ic_back", 10, b)
+    C, S = arena("C", n, 3, b), arena("S", n, 3, b)      # [cos 2q, cos q, cos q], [sin 2q, sin q, sin q]
+    turned = [i for i in range(n) if not (free[i] or tree.prismatic[i])]
+    c1, s1 = arena("c1", len(turned), b), arena("s1", len(turned), b)
+    _cos_sin(q[[iq[i] for i in turned]], c1, s1)
+    C[:, 1], S[:, 1] = 0.0, 0.0
+    C[turned, 1], S[turned, 1] = c1, s1
+    C[:, 2], S[:, 2] = C[:, 1], S[:, 1]
+    np.multiply(S[:, 1], C[:, 1], out=S[:, 0])
+    S[:, 0] *= 2.0                                       # sin 2q = 2 s c
+    np.multiply(C[:, 1], C[:, 1], out=C[:, 0])
+    C[:, 0] *= 2.0
+    C[:, 0] -= 1.0                                       # cos 2q = 2 c^2 - 1
+    Ic = arena("Ic", n, 10, b)
     Ic[...] = tree.I_params                              # I^c_i = I_i + (children, added below)
-    H = arena("H", tree.nv, tree.nv, b)
-    H[...] = 0.0
-    # F[i]: the wrenches I^c_j S_j of every body j in i's subtree, in i's coordinates
-    F = [arena(f"F{i}", 6, len(subtree[i]), b) for i in range(n)]
+    back, t = arena("Ic_back", 10, b), arena("turn", 2, 3, b)
+    if out is None:
+        H = arena("H", tree.nv, tree.nv, b)
+        H[...] = 0.0
+    else:
+        H = out                                          # zeros already (np.zeros: no pass over it here)
+    # F[i]: the wrenches I^c_j S_j of every body j in i's subtree (itself first), in i's coordinates
+    F = [arena(f"F{i}", len(subtree[i]), 6, b) for i in range(n)]
     for i in reversed(range(n)):                         # leaves first
-        v = iv[i]
+        v, Fi, r = iv[i], F[i], row[i]
         cols = [iv[j] for j in subtree[i][1:]]           # the one-dof joints below i
         if free[i]:                                      # S = E: H_ii = I^c_i, H_ij = I^c_j S_j carried to i
             H[v:v + 6, v:v + 6] = _inertia_matrices(Ic[i], arena("Ic6", 6, 6, b))
             if cols:
-                H[v:v + 6, cols] = F[i][:, 1:]
-                H[cols, v:v + 6] = np.swapaxes(F[i][:, 1:], 0, 1)
+                H[v:v + 6, cols] = np.swapaxes(Fi[1:], 0, 1)
+                H[cols, v:v + 6] = Fi[1:]
             continue                                     # a free body sits on the base
-        _composite_times_axis(Ic[i], row[i], F[i][:, 0])
-        cols = [v] + cols
-        H[v, cols] = F[i][row[i]]                        # H_ij = S_i^T (X^T ... I^c_j S_j)
-        H[cols, v] = F[i][row[i]]
+        _inertia_times_axis(Ic[i], r, Fi[0])
+        H[v, v] = Fi[0, r]
+        if cols:
+            H[v, cols] = Fi[1:, r]                       # H_ij = S_i^T (X^T ... I^c_j S_j)
+            H[cols, v] = Fi[1:, r]
         p = parents[i]
-        if p >= 0:
-            Ic[p] += _inertia_back(X[i], Ic[i], back, arena)        # I^c_p += X_i^T I^c_i X_i
-            carried = _force_back(X[i], F[i], arena("F_back", *F[i].shape), arena)
-            F[p][:, slot[i]:slot[i] + len(subtree[i])] = carried     # ... carried toward the root
-    return H
-
-
-def _crba_levels(tree: _Aligned, q) -> np.ndarray:
-    """H (B, nv, nv) from q (B, nq), a depth level at a time: composite inertias inward, then
-    every body's I^c_i S_i carried toward the root one step for all bodies at once."""
-    n, B = len(tree.parents), q.shape[0]
-    X, S = _dense_transforms(tree, q), _dense_S(tree)
-    Ic = np.broadcast_to(tree.I[:, None], (n, B, 6, 6)).copy()
-    for bodies, par in reversed(tree.levels):
-        Xl = X[bodies]
-        back = np.swapaxes(Xl, -1, -2) @ Ic[bodies] @ Xl  # X^T I^c X
-        inner = par < n
-        np.add.at(Ic, par[inner], back[inner])
-    H = np.zeros((B, tree.nv, tree.nv))
-    iv = np.array(tree.iv)
-    one = np.array([i for i in range(n) if not tree.free[i]], dtype=int)
-    parents = np.array(tree.parents)
-    for i in range(n):
-        if tree.free[i]:
-            H[:, iv[i]:iv[i] + 6, iv[i]:iv[i] + 6] = Ic[i]
-    if one.size == 0:
-        return H
-    Fc = (Ic[one] @ S[one][:, None, :, None])[..., 0]    # (m, B, 6): I^c_i S_i
-    H[:, iv[one], iv[one]] = np.einsum("mbj,mj->bm", Fc, S[one])
-    cur = one.copy()
-    while True:                                           # carry to the parent, all at once
-        Fc = (np.swapaxes(X[cur], -1, -2) @ Fc[..., None])[..., 0]
-        cur = parents[cur]
-        keep = cur >= 0
-        if not keep.any():
-            break
-        one, cur, Fc = one[keep], cur[keep], Fc[keep]
-        fr = np.array([tree.free[c] for c in cur], dtype=bool)
-        sub = ~fr
-        if sub.any():
-            h = np.einsum("mbj,mj->bm", Fc[sub], S[cur[sub]])
-            H[:, iv[cur[sub]], iv[one[sub]]] = h
-            H[:, iv[one[sub]], iv[cur[sub]]] = h
-        for k in np.flatnonzero(fr):                      # a free ancestor: all six rows
-            c, j = cur[k], one[k]
-            H[:, iv[c]:iv[c] + 6, iv[j]] = Fc[k]
-            H[:, iv[j], iv[c]:iv[c] + 6] = Fc[k]
-        one, cur, Fc = one[sub], cur[sub], Fc[sub]
-        if cur.size == 0:
-            break
+        if p < 0:
+            continue
+        if tree.prismatic[i]:                            # I^c_p += X_T^T (X_J^T I^c_i X_J) X_T
+            _shift_inertia(Ic[i], q[iq[i]], t[0, :2])
+        else:
+            _turn_inertia(Ic[i], C[i], S[i], t)
+        Ic[p] += _matmul(tree.congruence[i], Ic[i], back)
+        x, y = Fi[:, 0::3], Fi[:, 1::3]                  # F <- X_J^T F, then X_T^T F into the parent's
+        if tree.prismatic[i]:                            # tau += (z q) x f
+            qi, w = q[iq[i]], arena("carry", len(Fi), b)
+            Fi[:, 0] -= np.multiply(qi, Fi[:, 4], out=w)
+            Fi[:, 1] += np.multiply(qi, Fi[:, 3], out=w)
+        else:                                            # turn by q about z: R on both halves
+            c, s = C[i, 1], S[i, 1]
+            sy, sx = arena("carry_y", len(Fi), 2, b), arena("carry_x", len(Fi), 2, b)
+            np.multiply(s, y, out=sy)
+            np.multiply(s, x, out=sx)
+            y *= c
+            y += sx                                      # y' = s x + c y
+            x *= c
+            x -= sy                                      # x' = c x - s y
+        np.matmul(tree.Tt[i], Fi, out=F[p][slot[i]:slot[i] + len(Fi)])
     return H
 
 
@@ -137,8 +124,8 @@ def mass_matrix(tree, q) -> np.ndarray:
     nv = tree.nv
     q = _joint_values("q", q, tree.nq, tree)
     (rows,) = _rows(q)
-    if rows.shape[0] <= _LEVELWISE_STATES:
-        return _crba_levels(_aligned(tree), rows).reshape(q.shape[:-1] + (nv, nv))
     aligned = _aligned(tree)
-    H = _in_blocks(functools.partial(_crba, aligned), (nv, nv), rows, block=_crba_block(aligned))
+    if rows.shape[0] <= _WORLD_STATES:
+        return _crba_world(aligned, rows).reshape(q.shape[:-1] + (nv, nv))
+    H = _in_blocks(functools.partial(_crba, aligned), (nv, nv), rows, block=_crba_block(aligned), into=True)
     return H.reshape(q.shape[:-1] + (nv, nv))

@@ -16,10 +16,8 @@ import numpy as np
 
 from ._tree_aligned import _Aligned, _aligned
 from ._tree_blocks import _Arena, _in_blocks, _rnea_block
-from ._tree_kernels import (
-    _LEVELWISE_STATES, _add_velocity_product, _crf, _crf_times, _dense_transforms, _force_back, _free_gravity,
-    _gravity_in_body, _level_data, _matmul, _motion, _transforms,
-)
+from ._tree_kernels import _add_velocity_product, _crf, _force_back, _gravity_in_body, _matmul, _motion, _transforms
+from ._tree_world import _WORLD_STATES, _rnea_world
 from ._tree_checks import _broadcast, _G, _gravity, _joint_values, _rows
 from .tree import _check_tree
 
@@ -56,48 +54,6 @@ def _rnea(tree: _Aligned, q, qd, qdd, g, arena: _Arena) -> np.ndarray:
         if parents[i] >= 0:
             F[parents[i]] += _force_back(X[i], F[i], back, arena)   # F_p += X_i^T F_i
     return tau
-
-
-def _rnea_levels(tree: _Aligned, q, qd, qdd, g) -> np.ndarray:
-    """tau (B, nv) from q (B, nq), qd, qdd (B, nv), g (B, 3), a depth level at a time."""
-    n, B = len(tree.parents), q.shape[0]
-    X = _dense_transforms(tree, q)
-    VA, F = np.zeros((n + 1, B, 6, 2)), np.zeros((n, B, 6))   # VA[i] = [V_i, A_i]; VA[n]: base
-    VA[n, :, 3:, 1] = -g                                  # the base accelerates at -g
-    for i in range(n):
-        if tree.free[i]:
-            k = tree.iv[i]
-            VA[i, :, :, 0], VA[i, :, :, 1] = qd[:, k:k + 6], qdd[:, k:k + 6]
-            VA[i, :, 3:, 1] -= _free_gravity(tree, q, g, i)
-            IVA = tree.I[i] @ VA[i]
-            F[i] = IVA[..., 1] + _crf_times(VA[i, ..., 0], IVA[..., 0])
-    for bodies, par, cols, Sl, Ct, dup in _level_data(tree):      # outward
-        Y = X[bodies] @ VA[par]                           # [X V_p, X A_p]  (k, B, 6, 2)
-        qdl = qd[:, cols].T[..., None]                    # (k, B, 1)
-        Y[..., 0] += Sl * qdl                             # V = X V_p + S qd
-        Y[..., 1] += Sl * qdd[:, cols].T[..., None] + (Y[..., None, :, 0] @ Ct)[..., 0, :] * qdl   # A = X A_p + S qdd + (V x S) qd
-        VA[bodies] = Y
-        IY = tree.I[bodies][:, None] @ Y
-        F[bodies] = IY[..., 1] + _crf_times(Y[..., 0], IY[..., 0])  # F = I A + V x* I V
-    tau = np.empty((B, tree.nv))
-    for bodies, par, cols, Sl, Ct, dup in reversed(_level_data(tree)):   # inward
-        Fl = F[bodies]
-        tau[:, cols] = (Fl * Sl).sum(axis=-1).T           # tau = S^T F
-        back = (Fl[..., None, :] @ X[bodies])[..., 0, :]  # X^T F (as rows: F^T X)
-        inner = par < n
-        if dup:
-            np.add.at(F, par[inner], back[inner])
-        elif inner.all():
-            F[par] += back
-        else:
-            F[par[inner]] += back[inner]
-    for i in range(n):
-        if tree.free[i]:
-            tau[:, tree.iv[i]:tree.iv[i] + 6] = F[i]
-    return tau
-
-
-
 
 
 def inverse_dynamics(tree, q, qd, qdd, gravity=_G) -> np.ndarray:
@@ -158,8 +114,8 @@ def inverse_dynamics(tree, q, qd, qdd, gravity=_G) -> np.ndarray:
     g = _gravity(gravity)
     q, qd, qdd, g = _broadcast(("q", q, 1), ("qd", qd, 1), ("qdd", qdd, 1), ("gravity", g, 1))
     rows = _rows(q, qd, qdd, g)
-    if rows[0].shape[0] <= _LEVELWISE_STATES:
-        return _rnea_levels(_aligned(tree), *rows).reshape(qd.shape)
     aligned = _aligned(tree)
+    if rows[0].shape[0] <= _WORLD_STATES:
+        return _rnea_world(aligned, *rows).reshape(qd.shape)
     tau = _in_blocks(functools.partial(_rnea, aligned), (nv,), *rows, block=_rnea_block(aligned))
     return tau.reshape(qd.shape)

@@ -28,8 +28,9 @@ Where the rest lives, one responsibility a file (as Pinocchio's ``multibody/`` a
 mass matrix), ``aba.py`` (forward dynamics), ``kinematics.py`` (poses, Jacobians),
 ``centroidal.py`` (centre of mass, centroidal momentum), ``integration.py`` (motion through
 time); their shared machinery is in ``_tree_aligned.py`` (the tree in joint-aligned body
-coordinates), ``_tree_kernels.py`` (the unchecked per-body and per-level kernels) and
-``_tree_blocks.py`` (large batches in blocks of states).
+coordinates), ``_tree_kernels.py`` (the unchecked per-body kernels), ``_tree_blocks.py``
+(large batches in blocks of states) and ``_tree_world.py`` (a few states per call, in base
+coordinates).
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ import numpy as np
 
 from . import states
 from ._tree_checks import (
-    KINDS, _body_count, _check_axes, _check_inertias, _check_kinds, _check_names, _check_offsets, _check_parents,
+    KINDS, _body_count, _layout, _check_axes, _check_inertias, _check_kinds, _check_names, _check_offsets, _check_parents,
     _check_placements, _numbers,
 )
 from .mjcf import read_mujoco
@@ -160,12 +161,12 @@ class Tree(_TreeFields):
     @property
     def nq(self) -> int:
         """The number of entries of ``q`` (1 per one-dof joint, 7 per free joint)."""
-        return sum(7 if k == "free" else 1 for k in self.kinds)
+        return _layout(self)[0]
 
     @property
     def nv(self) -> int:
         """The number of entries of ``qd``, ``qdd`` and ``tau`` (1 per one-dof joint, 6 per free joint)."""
-        return sum(6 if k == "free" else 1 for k in self.kinds)
+        return _layout(self)[1]
 
     @classmethod
     def from_mujoco(cls, model) -> "Tree":

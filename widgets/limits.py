@@ -7,6 +7,7 @@ the controls in the panel's span (:func:`fit_span`), with :func:`fit_limit`, and
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Callable
 
@@ -26,6 +27,30 @@ def nice_limit(x: float) -> float:
         return 1.0
     p = 10.0 ** math.floor(math.log10(x))
     return next(m * p for m in (1, 1.5, 2.5, 4, 6, 10) if m * p >= x * (1 - 1e-12))
+
+
+def ball_radius(points, center) -> float:
+    """The radius (m) of the ball about ``center`` that holds every point of ``points`` (..., 3),
+    rounded up to 5 cm with 2 % head room: the size a :func:`widgets.parts.bare_3d_axes` view
+    shows.  NaN rows (breaks in a polyline) are ignored."""
+    d = np.linalg.norm(np.asarray(points, float).reshape(-1, 3) - np.asarray(center, float), axis=1)
+    return float(np.ceil(1.02 * float(np.nanmax(d)) / 0.05) * 0.05)
+
+
+def view_reach(points: Callable[..., np.ndarray], controls, center, samples: int = 7) -> float:
+    """The reach of a 3-D view: :func:`ball_radius` of everything drawn, over a grid of the
+    controls' ranges (``samples`` values of each slider, every option of a choice).
+
+    ``points(**values)`` returns every point the view draws at those control values (the
+    outline, the arrows' tips at their scales, :meth:`widgets.parts.Triad.extent`), as one
+    (..., 3) array.  Compute it once, store the number as the class's ``REACH`` and let a test
+    check ``view_reach(...) == REACH`` (E2's and E11's tests): a changed scale or range then
+    fails the test instead of leaving a part outside the view."""
+    names = [c.name for c in controls]
+    far = 0.0
+    for values in itertools.product(*(c.sweep(samples) for c in controls)):
+        far = max(far, ball_radius(points(**dict(zip(names, values))), center))
+    return far
 
 
 #: most scene evaluations of one axis fit before sampling replaces the whole grid

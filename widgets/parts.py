@@ -887,6 +887,14 @@ class Triad:
     ``.labels`` (three 2-D texts placed by :func:`project`, left out of layouts)."""
 
     COLORS = ("vermillion", "green", "blue")
+    #: where the labels sit, in lengths from the origin (a view's reach must include them)
+    LABEL_AT = 1.35
+
+    @classmethod
+    def extent(cls, origin, R, length: float):
+        """The (3, 3) points a triad reaches (its labels, beyond the tips): for a view's reach
+        (:func:`widgets.limits.view_reach`)."""
+        return np.asarray(origin, float) + cls.LABEL_AT * length * np.asarray(R, float).T
 
     def __init__(self, exp, ax, length: float = 0.2, names=("x", "y", "z"), fontsize=9,
                  depends=None):
@@ -904,7 +912,7 @@ class Triad:
         would come closer than two font sizes to a label shown before it: no two overlap."""
         o, R = np.asarray(origin, float), np.asarray(R, float)
         ax = self._ax
-        tips = project(ax, o + 1.35 * self.length * R.T)
+        tips = project(ax, self.extent(o, R, self.length))
         pt = ax.transData.transform(tips) * (72.0 / ax.figure.dpi)     # points: any dpi
         shown: list = []
         for i, (arrow, text) in enumerate(zip(self.arrows, self.labels)):

@@ -25,6 +25,7 @@ import spatialbook as sb
 
 from .style import COLORS
 from .controls import Slider
+from .limits import view_reach
 from .parts import Arrow3D, Polyline3D, Triad, bare_3d_axes, turn_view
 from .experiment import Experiment
 
@@ -94,21 +95,23 @@ def scene(pitch=0.0, ref_x=0.4, azim=AZIM, elev=ELEV) -> dict:
             "grid": FIELD_GRID, "v_grid": v_grid, "numbers": numbers}
 
 
+def drawn_points(pitch: float, ref_x: float) -> np.ndarray:
+    """Every point the 3-D view draws at a pitch and reference point (m): the door, the field
+    grid and its arrow tips, the axis segment, the on-axis and material-point arrows, the three
+    paths, P, the world triad's labels.  Its ball over the controls (``view_reach``) is the view's ``REACH``."""
+    s = scene(pitch=pitch, ref_x=ref_x)
+    return np.concatenate([
+        DOOR_OUTLINE, s["grid"], s["grid"] + ARROW_FIELD * s["v_grid"], s["axis_segment"],
+        s["on_axis"] + ARROW_AXIS * s["v_axis"], s["material"] + ARROW_V * s["v_material"],
+        s["trajectories"].reshape(-1, 3), s["x_P"][None],
+        Triad.extent(TRIAD_AT, np.eye(3), TRIAD_LENGTH)])
+
+
 def _reach_over_the_ranges(samples: int = 21) -> float:
-    """The radius (m, rounded up to 5 cm with 2 % head room) of the ball about ``CENTER`` that
-    holds everything drawn (the door, the field grid and its arrow tips, the axis segment, the
-    on-axis and material-point arrows, the three paths) over a grid of pitch and reference
-    point: the 3-D view shows this ball, so nothing leaves it at any setting or view."""
-    far = 0.0
-    for h in np.linspace(CONTROLS[0].min, CONTROLS[0].max, samples):
-        for x in np.linspace(CONTROLS[1].min, CONTROLS[1].max, 5):
-            s = scene(pitch=float(h), ref_x=float(x))
-            pts = np.concatenate([
-                DOOR_OUTLINE, s["grid"], s["grid"] + ARROW_FIELD * s["v_grid"], s["axis_segment"],
-                s["on_axis"] + ARROW_AXIS * s["v_axis"], s["material"] + ARROW_V * s["v_material"],
-                s["trajectories"].reshape(-1, 3), s["x_P"][None]])
-            far = max(far, float(np.max(np.linalg.norm(pts - CENTER, axis=1))))
-    return float(np.ceil(1.02 * far / 0.05) * 0.05)
+    """The radius (m) of the ball about ``CENTER`` holding everything drawn over a grid of pitch
+    and reference point: the 3-D view shows this ball, so nothing leaves it at any setting or
+    view."""
+    return view_reach(drawn_points, CONTROLS[:2], CENTER, samples)
 
 
 #: the door's outline in the plane y = 0 (m)

@@ -1,0 +1,119 @@
+"""The two evaluation paths of the tree dynamics agree with each other and with Pinocchio.
+
+A few states per call (up to ``_WORLD_STATES``) are computed in base coordinates
+(``spatialbook/_tree_world.py``); more go body by body over blocks of states
+(``_tree_kernels.py``, ``_tree_blocks.py``).  On the 44-dof humanoid of
+``benchmarks/bench_tree.py`` and on a tree with every joint kind (free, revolute, continuous,
+prismatic, in two branches), tau, H and qdd from one state per call, from a call on a few
+states and from a call on many states agree with each other and with Pinocchio's rnea, crba
+and aba, state by state.
+
+    .venv/bin/python -m pytest -q tests/test_tree_paths.py
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import spatialbook as sb
+from spatialbook._tree_world import _WORLD_STATES
+
+import pinocchio as pin  # test dependency: a missing engine must fail, not skip
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _bench():
+    spec = importlib.util.spec_from_file_location("bench_tree", ROOT / "benchmarks" / "bench_tree.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def every_kind_urdf() -> str:
+    """A floating trunk with a revolute-prismatic-continuous arm and a continuous-revolute leg."""
+    def link(name, mass, xyz, rpy):
+        return (f'<link name="{name}"><inertial><origin xyz="{xyz}" rpy="{rpy}"/><mass value="{mass}"/>'
+                f'<inertia ixx="0.03" iyy="0.05" izz="0.06" ixy="0.001" ixz="-0.002" iyz="0.003"/></inertial></link>')
+
+    def joint(name, kind, parent, child, xyz, rpy, axis):
+        limit = '<limit lower="-1" upper="1" effort="10" velocity="3"/>' if kind != "continuous" else ""
+        return (f'<joint name="{name}" type="{kind}"><parent link="{parent}"/><child link="{child}"/>'
+                f'<origin xyz="{xyz}" rpy="{rpy}"/><axis xyz="{axis}"/>{limit}</joint>')
+
+    links = [link("trunk", 5.0, "0.02 -0.01 0.05", "0.1 0.2 0.3"), link("upper", 1.5, "0.1 0 0", "0 0.3 0"),
+             link("slider", 0.8, "0 0.05 0", "0.2 0 0"), link("hand", 0.4, "0.02 0.02 0", "0 0 0.5"),
+             link("thigh", 2.0, "0 0 -0.2", "0.1 0 0"), link("shin", 1.2, "0 0.01 -0.2", "0 0.2 0.1")]
+    joints = [joint("shoulder", "revolute", "trunk", "upper", "0.1 0.2 0.3", "0.3 0 0.1", "0.6 0.8 0"),
+              joint("extend", "prismatic", "upper", "slider", "0.3 0 0", "0 0.2 0", "0 0.6 0.8"),
+              joint("wrist", "continuous", "slider", "hand", "0 0.1 0", "0.1 0.1 0", "1 0 0"),
+              joint("hip", "continuous", "trunk", "thigh", "0 -0.1 -0.2", "0 0 0.4", "0 1 0"),
+              joint("knee", "revolute", "thigh", "shin", "0 0 -0.4", "0.05 0 0", "0 0.8 0.6")]
+    return f'<robot name="every_kind">{"".join(links)}{"".join(joints)}</robot>'
+
+
+@pytest.fixture(scope="module", params=["humanoid", "every_kind"])
+def robot(request):
+    xml = _bench().humanoid_urdf() if request.param == "humanoid" else every_kind_urdf()
+    tree = sb.Tree.from_urdf(xml, floating_base=True)
+    model = pin.buildModelFromXML(xml, pin.JointModelFreeFlyer())
+    assert list(tree.joint_names) == list(model.names)[1:]
+    if request.param == "every_kind":
+        assert set(tree.kinds) == {"free", "revolute", "continuous", "prismatic"}
+    return tree, model
+
+
+def _states(tree, n, seed):
+    rng = np.random.default_rng(seed)
+    q = rng.uniform(-1, 1, size=(n, tree.nq))
+    q[:, 3:7] /= np.linalg.norm(q[:, 3:7], axis=1, keepdims=True)
+    qd, qdd, tau = (rng.uniform(-1, 1, size=(n, tree.nv)) for _ in range(3))
+    g = rng.normal(size=3) * 5.0
+    return q, qd, qdd, tau, g
+
+
+def _pinocchio(tree, model, q, qd, qdd, tau, g):
+    """tau, H and qdd of Pinocchio for one state, in this library's velocity order."""
+    model.gravity = pin.Motion(g, np.zeros(3))
+    data = model.createData()
+    qp, vp = tree.pinocchio_state(q, qd)
+    _, ap = tree.pinocchio_state(q, qdd)
+    _, tp = tree.pinocchio_state(q, tau)
+    P = np.eye(tree.nv)
+    P[:6, :6] = np.eye(6)[np.r_[3:6, 0:3]]               # Pinocchio's free joint: linear first
+    H = pin.crba(model, data, qp)
+    H = np.triu(H) + np.triu(H, 1).T
+    return P @ pin.rnea(model, data, qp, vp, ap), P @ H @ P, P @ pin.aba(model, data, qp, vp, tp)
+
+
+def _close(a, b):
+    np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-9 * max(1.0, float(np.abs(b).max())))
+
+
+def test_few_and_many_states_agree_with_each_other_and_with_pinocchio(robot):
+    tree, model = robot
+    many = 2 * _WORLD_STATES + 3                          # body by body, in blocks of states
+    q, qd, qdd, tau, g = _states(tree, many, seed=len(tree.kinds))
+    results = {}
+    for label, rows in (("many", slice(None)), ("few", slice(0, _WORLD_STATES)), ("one", None)):
+        if rows is None:                                  # one state per call
+            results[label] = [np.stack([f(k) for k in range(4)]) for f in (
+                lambda k: sb.inverse_dynamics(tree, q[k], qd[k], qdd[k], g),
+                lambda k: sb.mass_matrix(tree, q[k]),
+                lambda k: sb.forward_dynamics(tree, q[k], qd[k], tau[k], g))]
+        else:
+            results[label] = [sb.inverse_dynamics(tree, q[rows], qd[rows], qdd[rows], g), sb.mass_matrix(tree, q[rows]),
+                              sb.forward_dynamics(tree, q[rows], qd[rows], tau[rows], g)]
+    for k in range(4):
+        expected = _pinocchio(tree, model, q[k], qd[k], qdd[k], tau[k], g)
+        for label in ("one", "few", "many"):
+            for ours, theirs in zip(results[label], expected):
+                _close(ours[k], theirs)
+    for ours, theirs in zip(results["few"], results["many"]):   # every state the two paths share
+        _close(ours, theirs[:_WORLD_STATES])
+    _close(sb.forward_dynamics(tree, q, qd, tau, g, method="aba"), results["many"][2])
+    _close(sb.forward_dynamics(tree, q[:3], qd[:3], tau[:3], g, method="aba"), results["many"][2][:3])
