@@ -37,7 +37,8 @@ var BOOT = [
   "_m.install_ipywidgets_stand_in()",
   "_m.install_fontlist('/home/pyodide/sb/fontlist-v330.json')",
   "_m.lighten_matplotlib_import()",
-  "import numpy, widgets",
+  "_m.install_lazy_widgets('/home/pyodide/sb/experiments.json')",   // the page's experiments only
+  "import numpy, widgets.experiment",
   "_m.install_fitted('/home/pyodide/sb/fitted_limits.json')",
   "_m.LIVE"
 ].join("\n");
@@ -211,9 +212,11 @@ self.fetch = function (input, init) {
   });
 };
 
+var marks = {};           // ms from the boot's start at which each file or step was done
 async function boot(msg) {
   var pyBase = msg.pyodideBase, liveBase = msg.liveBase;
-  var t = performance.now(), times = {};
+  var t = performance.now(), times = {}, t0 = t;
+  var mark = function (name) { marks[name] = performance.now() - t0; };
   var lap = function (name) { var n = performance.now(); times[name] = n - t; t = n; };
   var step = function (name) { post({ type: "progress", phase: "step", step: name }); };
 
@@ -222,23 +225,29 @@ async function boot(msg) {
   var files = [{ url: liveBase + "python_stdlib_pyc.zip" }, { url: liveBase + "sb_packages.zip" }];
   bytes.expected = files.length + 2;                      // + the site archive, the wasm
   var site = downloadArchive(liveBase + "sb_site.tar.gz");
+  site.then(function () { mark("site archive"); }, function () {});
   var downloading = download(files);
+  downloading.then(function () { mark("stdlib + packages"); }, function () {});
   var packages = prefetched[liveBase + "sb_packages.zip"];
   delete prefetched[liveBase + "sb_packages.zip"];
   importScripts(pyBase + "pyodide.js");
   // the interpreter starts as soon as its own files are in (it waits for them above); its
   // lock lists no package (the site archive brings them)
+  mark("pyodide.js");
   var starting = self.loadPyodide({
     indexURL: pyBase, fullStdLib: false, lockFileURL: liveBase + "sb-lock.json",
     stdLibURL: liveBase + "python_stdlib_pyc.zip",      // the standard library + its bytecode
     stdout: function () {}, stderr: function (m) { console.warn(m); }
   });
+  starting.then(function () { mark("Python started"); }, function () {});
   var got = await site;
   var siteFiles = got.tar ? untar(got.tar) : null;
+  mark("untar");
   await downloading;
   // the wasm's fetch starts inside loadPyodide (which fails early if it cannot start)
   await Promise.race([wasmSeen, starting.then(function () { return wasmSeen; })]);
   await wasmDone;
+  mark("wasm");
   lap("download");
   report(true);
   post({ type: "progress", phase: "download", loaded: bytes.loaded, total: bytes.total, done: true });
@@ -314,7 +323,7 @@ self.onmessage = async function (ev) {
     if (msg.type === "boot") {
       if (!booting) { booting = boot(msg); }
       var times = await booting;
-      post({ type: "ready", times: times });
+      post({ type: "ready", times: times, marks: marks });
       return;
     }
     await booting;
