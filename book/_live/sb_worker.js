@@ -28,20 +28,25 @@ var live = null;          // the Python object sb_live.LIVE
 var pyodide = null;
 var prefetched = {};      // absolute URL -> Promise<{buf, type}>: bytes downloaded up front
 
+// Python's start, in parts, each announced on the progress bar (the status text moves while
+// the imports run: about 1-3 s in all): [what is being imported, code].
 var BOOT = [
-  "import importlib, importlib.util, os, sys",
-  "importlib.invalidate_caches()",
-  "sys.path.insert(0, '/home/pyodide/sb')",
-  "_spec = importlib.util.spec_from_file_location('sb_live', '/home/pyodide/sb/widgets/live.py')",
-  "_m = importlib.util.module_from_spec(_spec); sys.modules['sb_live'] = _m; _spec.loader.exec_module(_m)",
-  "_m.install_ipywidgets_stand_in()",
-  "_m.install_fontlist('/home/pyodide/sb/fontlist-v330.json')",
-  "_m.lighten_matplotlib_import()",
-  "_m.install_lazy_widgets('/home/pyodide/sb/experiments.json')",   // the page's experiments only
-  "import numpy, widgets.experiment",
-  "_m.install_fitted('/home/pyodide/sb/fitted_limits.json')",
-  "_m.LIVE"
-].join("\n");
+  ["numpy", [
+    "import importlib, importlib.util, os, sys",
+    "importlib.invalidate_caches()",
+    "sys.path.insert(0, '/home/pyodide/sb')",
+    "_spec = importlib.util.spec_from_file_location('sb_live', '/home/pyodide/sb/widgets/live.py')",
+    "_m = importlib.util.module_from_spec(_spec); sys.modules['sb_live'] = _m; _spec.loader.exec_module(_m)",
+    "_m.install_ipywidgets_stand_in()",
+    "_m.install_fontlist('/home/pyodide/sb/fontlist-v330.json')",
+    "import numpy"]],
+  ["matplotlib", ["_m.lighten_matplotlib_import()"]],
+  ["the book's code", [
+    "_m.install_lazy_widgets('/home/pyodide/sb/experiments.json')",   // the page's experiments only
+    "import widgets.experiment",
+    "_m.install_fitted('/home/pyodide/sb/fitted_limits.json')",
+    "_m.LIVE"]]
+];
 
 function post(msg, transfer) { self.postMessage(msg, transfer || []); }
 
@@ -49,6 +54,12 @@ function post(msg, transfer) { self.postMessage(msg, transfer || []); }
 var bytes = { loaded: 0, total: 0, known: 0, expected: 0, last: 0 };
 function report(force) {
   var now = performance.now();
+  if (!bytes.started && bytes.known === bytes.expected && bytes.loaded >= bytes.total) {
+    bytes.started = true;       // every byte is in: what follows is Python's start
+    post({ type: "progress", phase: "download", loaded: bytes.loaded, total: bytes.total, done: true });
+    post({ type: "progress", phase: "step", step: "starting Python" });
+    return;
+  }
   if (!force && now - bytes.last < 50) { return; }
   bytes.last = now;
   post({ type: "progress", phase: "download", loaded: bytes.loaded,
@@ -249,9 +260,11 @@ async function boot(msg) {
   await wasmDone;
   mark("wasm");
   lap("download");
-  report(true);
-  post({ type: "progress", phase: "download", loaded: bytes.loaded, total: bytes.total, done: true });
-  step("starting Python");
+  if (!bytes.started) {           // else said by report() when the last byte came in
+    bytes.started = true;
+    post({ type: "progress", phase: "download", loaded: bytes.loaded, total: bytes.total, done: true });
+    step("starting Python");
+  }
   pyodide = await starting;
   lap("start Python");
   step("unpacking numpy and matplotlib");
@@ -259,8 +272,11 @@ async function boot(msg) {
   else { pyodide.unpackArchive(got.gz, "gztar", { extractDir: "/" }); }
   pyodide.unpackArchive((await packages).buf, "zip", { extractDir: "/home/pyodide/sb" });
   lap("numpy + matplotlib");
-  step("importing the experiments");
-  live = pyodide.runPython(BOOT);
+  BOOT.forEach(function (part, i) {
+    post({ type: "progress", phase: "step", step: "importing the experiments", detail: part[0],
+           part: i / BOOT.length });
+    live = pyodide.runPython(part[1].join("\n"));
+  });
   lap("imports");
   step("drawing");
   return times;
