@@ -264,3 +264,59 @@ def test_packages_zip_carries_the_robot_files_as_package_data(tmp_path, monkeypa
                          capture_output=True, text=True, check=True).stdout.split()
     assert out == ["True"] * (len(models) + 1), out
     assert not (site / "book").exists()
+
+
+_LAZY_PROBE = r"""
+import importlib.util, json, sys
+import numpy as np
+site = sys.argv[1]
+spec = importlib.util.spec_from_file_location("sb_live", site + "/widgets/live.py")
+m = importlib.util.module_from_spec(spec); sys.modules["sb_live"] = m; spec.loader.exec_module(m)
+m.install_ipywidgets_stand_in(force=True)
+assert m.install_lazy_widgets(site + "/experiments.json")
+import widgets.experiment                      # what the worker imports before the first frame
+m.install_fitted(site + "/fitted_limits.json")
+experiments = lambda: sorted(k for k in sys.modules if k.startswith("widgets.")
+                             and k.split(".")[1] in ("arm", "bifold", "floating_biped", "screw_axis"))
+before = experiments()
+info = json.loads(m.LIVE.create("floating_biped", False, json.dumps({"t_ms": 730.0, "gravity": "on"})))
+after = experiments()
+import widgets.floating_biped as fb
+shipped = fb.SIMULATED
+state = json.loads(m.LIVE.state(info["handle"]))
+fresh_q, fresh_qd = fb.simulate()
+fb.SIMULATED = None
+fb.trajectories.cache_clear()
+native = fb.FloatingBiped()
+native.set(t_ms=730.0, gravity="on")
+print(json.dumps({"before": before, "after": after, "given": shipped is not None,
+                  "equal": bool(np.array_equal(shipped[0], fresh_q) and np.array_equal(shipped[1], fresh_qd)),
+                  "same_state": json.dumps(state, sort_keys=True) == json.dumps(native.state(), sort_keys=True),
+                  "all": len(__import__("widgets").EXPERIMENTS)}))
+"""
+
+
+def test_packages_zip_loads_only_the_pages_experiments_and_ships_e12s_integration(tmp_path, monkeypatch):
+    """Live mode's lazy experiments (widgets/live.py ``install_lazy_widgets``, the registry of
+    tools/live_packages.py): after the worker's imports no experiment module is loaded; creating
+    E12 loads its module alone, with the integration the build shipped (``floating_biped.npz``),
+    which equals a fresh ``simulate()`` exactly, and E12's numbers equal those of a fresh
+    computation; ``widgets.EXPERIMENTS`` still works (the real ``__init__``, on demand)."""
+    import live_packages
+
+    monkeypatch.setattr(live_packages, "fitted_limits", lambda: [])
+    monkeypatch.setattr(live_packages, "compilers", lambda *a, **k: [])
+    dest = live_packages.packages_zip(tmp_path / "sb_packages.zip", ROOT / "tools" / "pyodide-0.27.7-fontlist-v330.json")
+    site = tmp_path / "site"
+    with zipfile.ZipFile(dest) as zf:
+        zf.extractall(site)
+    out = subprocess.run([sys.executable, "-c", _LAZY_PROBE, str(site.resolve())], cwd=site,
+                         env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin", "MPLBACKEND": "Agg"},
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-3000:]
+    got = json.loads(out.stdout.splitlines()[-1])
+    assert got["before"] == [], got
+    assert got["after"] == ["widgets.floating_biped"], got
+    assert got["given"] and got["equal"], got
+    assert got["same_state"], got
+    assert got["all"] == len(json.loads((site / "experiments.json").read_text())["classes"]), got

@@ -4,8 +4,9 @@ The zip holds the book's ``spatialbook`` and ``widgets`` packages as they are in
 tree (``*.py`` only, with their bytecode when a Python 3.12 compiler is found:
 ``tools/live_compile.py``), the robot description files of ``book/models/`` as package data
 of ``widgets`` (``widgets/robot_files/``, read by ``widgets.robots.robot_file``), matplotlib's
-prebuilt font list (less the fonts the site archive leaves out) and every experiment's axis
-fits at its defaults (:data:`FITTED`).  Pyodide unpacks it on first use.  ``PACKAGES`` and
+prebuilt font list (less the fonts the site archive leaves out), every experiment's axis
+fits at its defaults (:data:`FITTED`), where each experiment's class is (:data:`REGISTRY`: a
+page imports only its own experiments' modules) and E12's integration (:data:`BIPED`).  Pyodide unpacks it on first use.  ``PACKAGES`` and
 ``robot_files`` also key the 2x frames' cache (``tools/live_frames.py``): a frame depends on
 the code that draws it.
 """
@@ -31,6 +32,45 @@ def robot_files() -> list:
 
 #: in sb_packages.zip: the experiments' axis fits at their defaults (``fitted_limits``)
 FITTED = "fitted_limits.json"
+#: in sb_packages.zip: where each experiment's class is, and data files by module (``registry``)
+REGISTRY = "experiments.json"
+#: in sb_packages.zip: E12's integration made here (``biped_simulation``)
+BIPED = "floating_biped.npz"
+
+
+def registry() -> dict:
+    """``{"classes": {name: "module:Class"}, "data": {module: file}}`` for live mode's lazy
+    experiments (``widgets/live.py`` ``install_lazy_widgets``): a page imports only the
+    modules of the experiments it shows."""
+    sys.path.insert(0, str(ROOT))
+    from widgets import EXPERIMENTS
+
+    return {"classes": {name: f"{cls.__module__}:{cls.__qualname__}"
+                        for name, cls in sorted(EXPERIMENTS.items())},
+            "data": {"widgets.floating_biped": BIPED}}
+
+
+def biped_simulation() -> bytes:
+    """E12's trajectories (``widgets.floating_biped.simulate()``: q and qd of its six settings
+    at every step) as an .npz, integrated here for the browser (``load_simulation``): about
+    1 s of CPU natively, several in Pyodide, on the first picture of chapter 14."""
+    import io
+
+    import numpy as np
+
+    from live_archives import zip_put
+
+    sys.path.insert(0, str(ROOT))
+    from widgets import floating_biped
+
+    q, qd = floating_biped.simulate()
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as npz:     # np.savez's layout, with fixed dates
+        for name, array in (("q", q), ("qd", qd)):
+            member = io.BytesIO()
+            np.lib.format.write_array(member, np.ascontiguousarray(array), allow_pickle=False)
+            zip_put(npz, f"{name}.npy", member.getvalue())
+    return out.getvalue()
 
 
 def fitted_limits() -> list:
@@ -63,6 +103,8 @@ def packages_zip(dest: Path, fontlist: Path) -> Path:
         zip_put(zf, "fontlist-v330.json",
                 json.dumps(kept_fonts(json.loads(fontlist.read_text())), indent=2))
         zip_put(zf, FITTED, json.dumps(fitted_limits()))
+        zip_put(zf, REGISTRY, json.dumps(registry()))
+        zip_put(zf, BIPED, biped_simulation())
     script = Path(__file__).resolve().parent / "live_archives.py"
     tried = []
     for prefix in compilers():   # their bytecode too, as for the site archive

@@ -153,11 +153,31 @@ def simulate(steps: int = STEPS, dt: float = DT) -> tuple[np.ndarray, np.ndarray
     return np.stack(Q), np.stack(QD)
 
 
+#: ``simulate()``'s (q, qd) when given by :func:`load_simulation`, else None (integrated here)
+SIMULATED: tuple[np.ndarray, np.ndarray] | None = None
+
+
+def load_simulation(q, qd) -> None:
+    """Use (q, qd), ``simulate()``'s result made elsewhere, instead of integrating: live mode
+    gives the integration the book's build made (about 1 s of CPU natively, several in the
+    browser; tools/live_packages.py ships it, tests/test_live_archives.py checks it equals a
+    fresh one)."""
+    global SIMULATED
+    shapes = ((STEPS + 1, len(SETTINGS), NQ), (STEPS + 1, len(SETTINGS), NV))
+    q, qd = np.asarray(q, float), np.asarray(qd, float)
+    if (q.shape, qd.shape) != shapes:
+        raise ValueError(f"load_simulation: q and qd must have shapes {shapes}, got "
+                         f"{q.shape} and {qd.shape}")
+    SIMULATED = (q, qd)
+    trajectories.cache_clear()
+
+
 @functools.lru_cache(maxsize=1)
 def trajectories() -> dict:
     """Every setting's trajectory and what is drawn of it, keyed by (pattern, gravity); computed
-    once (one batched integration of the six settings) and cached."""
-    Q, QD = simulate()
+    once (one batched integration of the six settings, or the one given to
+    :func:`load_simulation`) and cached."""
+    Q, QD = simulate() if SIMULATED is None else SIMULATED
     A = sb.centroidal_momentum_matrix(BIPED, Q)                   # (steps+1, 6, 6, NV)
     torso = np.einsum("...ij,...j->...i", A[..., :6], QD[..., :6])
     legs = np.einsum("...ij,...j->...i", A[..., 6:], QD[..., 6:])

@@ -127,13 +127,92 @@ def install_fitted(source: str) -> int:
     """Start with the axis fits the book's build made natively (``widgets.limits``
     ``export_fitted``; tools/live_packages.py writes them beside the packages): each experiment's
     first picture at its defaults then evaluates no scene to fit its axes.  Returns how many
-    were taken (0 without the file)."""
+    rows were read (0 without the file).  With the experiments loaded lazily
+    (:func:`install_lazy_widgets`) an experiment's fits are taken when its module is first
+    imported (``_experiment_class``), so that reading them imports no other experiment."""
     if not os.path.isfile(source):
         return 0
-    from widgets import limits
-
     with open(source, encoding="utf-8") as f:
-        return limits.load_fitted(json.load(f))
+        rows = json.load(f)
+    if not _LAZY["classes"]:
+        from widgets import limits
+
+        return limits.load_fitted(rows)
+    for row in rows:
+        _LAZY["fitted"].setdefault(row[0].partition(":")[0], []).append(row)
+    return len(rows)
+
+
+#: live mode's lazy experiments (:func:`install_lazy_widgets`): registry name -> "module:Class",
+#: data files by module, axis fits by module (:func:`install_fitted`), modules done
+_LAZY: dict = {"classes": {}, "data": {}, "fitted": {}, "done": set()}
+
+
+def install_lazy_widgets(source: str) -> bool:
+    """Load only the experiments a page shows: ``widgets`` becomes its package without running
+    its ``__init__`` (which imports all twelve experiments: under Pyodide 0.6-0.9 s of the
+    start, the Panda's and the biped's robot models read at import among them), and
+    ``Live.create`` imports an experiment's own module when the page first asks for it.
+    ``source``: the registry the book's build wrote (tools/live_packages.py ``registry``):
+    ``{"classes": {name: "module:Class"}, "data": {module: file}}``; a data file (beside
+    ``source``) is given to its module's ``load_simulation`` when the module is imported
+    (E12's trajectories, integrated at build time).  Anything else asked of ``widgets``
+    (``widgets.EXPERIMENTS``, a class by name) runs the real ``__init__`` then.  Call before
+    importing ``widgets``; returns False (nothing changed) without the file."""
+    import importlib.util
+
+    if not os.path.isfile(source) or "widgets" in sys.modules:
+        return False
+    with open(source, encoding="utf-8") as f:
+        registry = json.load(f)
+    here = os.path.dirname(source)
+    _LAZY["classes"] = dict(registry["classes"])
+    _LAZY["data"] = {m: os.path.join(here, f) for m, f in registry.get("data", {}).items()}
+    spec = importlib.util.find_spec("widgets")
+    package = importlib.util.module_from_spec(spec)
+
+    folder = spec.submodule_search_locations[0]
+
+    def whole(attr: str) -> Any:                 # PEP 562: the real __init__, on demand
+        if attr.startswith("__") or os.path.exists(os.path.join(folder, attr + ".py")):
+            raise AttributeError(attr)           # a submodule: the import system loads it
+        del package.__dict__["__getattr__"]
+        spec.loader.exec_module(package)
+        return getattr(package, attr)
+
+    package.__getattr__ = whole
+    sys.modules["widgets"] = package
+    return True
+
+
+def _experiment_class(name: str):
+    """The class of registered experiment ``name``: from the lazy registry (its module imported
+    now, with its fits and data), else from ``widgets.EXPERIMENTS``."""
+    import importlib
+
+    if not _LAZY["classes"]:
+        from widgets import EXPERIMENTS
+
+        if name not in EXPERIMENTS:
+            raise ValueError(f"sb_live: no experiment {name!r}; known: {sorted(EXPERIMENTS)}")
+        return EXPERIMENTS[name]
+    if name not in _LAZY["classes"]:
+        raise ValueError(f"sb_live: no experiment {name!r}; known: {sorted(_LAZY['classes'])}")
+    module_name, _, qualname = _LAZY["classes"][name].partition(":")
+    module = importlib.import_module(module_name)
+    if module_name not in _LAZY["done"]:
+        _LAZY["done"].add(module_name)
+        if module_name in _LAZY["data"]:
+            import numpy as np
+
+            with np.load(_LAZY["data"][module_name]) as data:
+                module.load_simulation(**{k: data[k] for k in data.files})
+        rows = _LAZY["fitted"].pop(module_name, [])
+        if rows:
+            from widgets import limits
+
+            limits.load_fitted(rows)
+    return getattr(module, qualname)
 
 
 def lighten_matplotlib_import() -> None:
@@ -154,7 +233,7 @@ def lighten_matplotlib_import() -> None:
 
 def control_specs(cls) -> list[dict]:
     """Each control of an experiment class as a plain dict the adapter turns into HTML."""
-    from widgets import Choice, Player, Slider
+    from widgets.controls import Choice, Player, Slider
 
     out = []
     for c in cls.CONTROLS:
@@ -195,11 +274,7 @@ class Live:
         page's devicePixelRatio: a 2x screen gets a figure drawn at twice the dpi, the same
         layout, shown at the same CSS size); return JSON ``{handle, title, width, height,
         scale, narrow, controls, values}`` (width and height in device pixels)."""
-        from widgets import EXPERIMENTS
-
-        if name not in EXPERIMENTS:
-            raise ValueError(f"sb_live: no experiment {name!r}; known: {sorted(EXPERIMENTS)}")
-        cls = EXPERIMENTS[name]
+        cls = _experiment_class(name)
         scale = float(scale)
         if not 1.0 <= scale <= 3.0:
             raise ValueError(f"sb_live: scale must be between 1 and 3 (device pixels per CSS "

@@ -53,6 +53,7 @@
           progressListeners.forEach(function (fn) { fn(m); });
         } else if (m.type === "ready") {
           window.sbLive.bootTimes = m.times;
+          window.sbLive.bootMarks = m.marks;
           window.sbLive.ready = true;
           resolve();
         } else if (m.type === "frame") {
@@ -438,8 +439,8 @@
       } else if (m.phase === "step") {
         var i = STEPS.indexOf(m.step);
         ui.progress.max = STEPS.length;
-        ui.progress.value = i < 0 ? 0 : i;
-        ui.status.textContent = m.step + "\u2026";
+        ui.progress.value = (i < 0 ? 0 : i) + (m.part || 0);
+        ui.status.textContent = m.step + (m.detail ? ": " + m.detail : "") + "\u2026";
       }
       player.setAttribute("data-sb-progress", ui.status.textContent);
     };

@@ -28,19 +28,25 @@ var live = null;          // the Python object sb_live.LIVE
 var pyodide = null;
 var prefetched = {};      // absolute URL -> Promise<{buf, type}>: bytes downloaded up front
 
+// Python's start, in parts, each announced on the progress bar (the status text moves while
+// the imports run: about 1-3 s in all): [what is being imported, code].
 var BOOT = [
-  "import importlib, importlib.util, os, sys",
-  "importlib.invalidate_caches()",
-  "sys.path.insert(0, '/home/pyodide/sb')",
-  "_spec = importlib.util.spec_from_file_location('sb_live', '/home/pyodide/sb/widgets/live.py')",
-  "_m = importlib.util.module_from_spec(_spec); sys.modules['sb_live'] = _m; _spec.loader.exec_module(_m)",
-  "_m.install_ipywidgets_stand_in()",
-  "_m.install_fontlist('/home/pyodide/sb/fontlist-v330.json')",
-  "_m.lighten_matplotlib_import()",
-  "import numpy, widgets",
-  "_m.install_fitted('/home/pyodide/sb/fitted_limits.json')",
-  "_m.LIVE"
-].join("\n");
+  ["numpy", [
+    "import importlib, importlib.util, os, sys",
+    "importlib.invalidate_caches()",
+    "sys.path.insert(0, '/home/pyodide/sb')",
+    "_spec = importlib.util.spec_from_file_location('sb_live', '/home/pyodide/sb/widgets/live.py')",
+    "_m = importlib.util.module_from_spec(_spec); sys.modules['sb_live'] = _m; _spec.loader.exec_module(_m)",
+    "_m.install_ipywidgets_stand_in()",
+    "_m.install_fontlist('/home/pyodide/sb/fontlist-v330.json')",
+    "import numpy"]],
+  ["matplotlib", ["_m.lighten_matplotlib_import()"]],
+  ["the book's code", [
+    "_m.install_lazy_widgets('/home/pyodide/sb/experiments.json')",   // the page's experiments only
+    "import widgets.experiment",
+    "_m.install_fitted('/home/pyodide/sb/fitted_limits.json')",
+    "_m.LIVE"]]
+];
 
 function post(msg, transfer) { self.postMessage(msg, transfer || []); }
 
@@ -48,6 +54,12 @@ function post(msg, transfer) { self.postMessage(msg, transfer || []); }
 var bytes = { loaded: 0, total: 0, known: 0, expected: 0, last: 0 };
 function report(force) {
   var now = performance.now();
+  if (!bytes.started && bytes.known === bytes.expected && bytes.loaded >= bytes.total) {
+    bytes.started = true;       // every byte is in: what follows is Python's start
+    post({ type: "progress", phase: "download", loaded: bytes.loaded, total: bytes.total, done: true });
+    post({ type: "progress", phase: "step", step: "starting Python" });
+    return;
+  }
   if (!force && now - bytes.last < 50) { return; }
   bytes.last = now;
   post({ type: "progress", phase: "download", loaded: bytes.loaded,
@@ -211,9 +223,11 @@ self.fetch = function (input, init) {
   });
 };
 
+var marks = {};           // ms from the boot's start at which each file or step was done
 async function boot(msg) {
   var pyBase = msg.pyodideBase, liveBase = msg.liveBase;
-  var t = performance.now(), times = {};
+  var t = performance.now(), times = {}, t0 = t;
+  var mark = function (name) { marks[name] = performance.now() - t0; };
   var lap = function (name) { var n = performance.now(); times[name] = n - t; t = n; };
   var step = function (name) { post({ type: "progress", phase: "step", step: name }); };
 
@@ -222,27 +236,35 @@ async function boot(msg) {
   var files = [{ url: liveBase + "python_stdlib_pyc.zip" }, { url: liveBase + "sb_packages.zip" }];
   bytes.expected = files.length + 2;                      // + the site archive, the wasm
   var site = downloadArchive(liveBase + "sb_site.tar.gz");
+  site.then(function () { mark("site archive"); }, function () {});
   var downloading = download(files);
+  downloading.then(function () { mark("stdlib + packages"); }, function () {});
   var packages = prefetched[liveBase + "sb_packages.zip"];
   delete prefetched[liveBase + "sb_packages.zip"];
   importScripts(pyBase + "pyodide.js");
   // the interpreter starts as soon as its own files are in (it waits for them above); its
   // lock lists no package (the site archive brings them)
+  mark("pyodide.js");
   var starting = self.loadPyodide({
     indexURL: pyBase, fullStdLib: false, lockFileURL: liveBase + "sb-lock.json",
     stdLibURL: liveBase + "python_stdlib_pyc.zip",      // the standard library + its bytecode
     stdout: function () {}, stderr: function (m) { console.warn(m); }
   });
+  starting.then(function () { mark("Python started"); }, function () {});
   var got = await site;
   var siteFiles = got.tar ? untar(got.tar) : null;
+  mark("untar");
   await downloading;
   // the wasm's fetch starts inside loadPyodide (which fails early if it cannot start)
   await Promise.race([wasmSeen, starting.then(function () { return wasmSeen; })]);
   await wasmDone;
+  mark("wasm");
   lap("download");
-  report(true);
-  post({ type: "progress", phase: "download", loaded: bytes.loaded, total: bytes.total, done: true });
-  step("starting Python");
+  if (!bytes.started) {           // else said by report() when the last byte came in
+    bytes.started = true;
+    post({ type: "progress", phase: "download", loaded: bytes.loaded, total: bytes.total, done: true });
+    step("starting Python");
+  }
   pyodide = await starting;
   lap("start Python");
   step("unpacking numpy and matplotlib");
@@ -250,8 +272,11 @@ async function boot(msg) {
   else { pyodide.unpackArchive(got.gz, "gztar", { extractDir: "/" }); }
   pyodide.unpackArchive((await packages).buf, "zip", { extractDir: "/home/pyodide/sb" });
   lap("numpy + matplotlib");
-  step("importing the experiments");
-  live = pyodide.runPython(BOOT);
+  BOOT.forEach(function (part, i) {
+    post({ type: "progress", phase: "step", step: "importing the experiments", detail: part[0],
+           part: i / BOOT.length });
+    live = pyodide.runPython(part[1].join("\n"));
+  });
   lap("imports");
   step("drawing");
   return times;
@@ -314,7 +339,7 @@ self.onmessage = async function (ev) {
     if (msg.type === "boot") {
       if (!booting) { booting = boot(msg); }
       var times = await booting;
-      post({ type: "ready", times: times });
+      post({ type: "ready", times: times, marks: marks });
       return;
     }
     await booting;

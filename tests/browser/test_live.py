@@ -161,6 +161,21 @@ def random_values(specs, rng) -> dict:
 # ---------------------------------------------------------------------------------- fixtures
 
 
+@contextlib.contextmanager
+def desktop_context(browser):
+    """A fresh desktop context (1280 x 900 px; routed, so no HTTP cache: a cold start), network
+    blocked; closed on leaving, then the test fails if a page reached for the network."""
+    guard = NetworkGuard()
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="block")
+    ctx.route("**/*", guard.route)
+    try:
+        yield ctx
+    finally:
+        ctx.close()
+    assert not guard.blocked, f"live mode tried to reach the network: {guard.blocked}"
+
+
+
 @pytest.fixture(scope="module")
 def live_context(browser):
     """One context for the module: the HTTP cache is shared, as for a reader paging through."""
@@ -693,7 +708,7 @@ def test_second_page_starts_from_the_http_cache(browser, tmp_path):
         second_ms = root.evaluate("r => r.sbLive.firstFrameMs")
         boot = page.evaluate("() => window.sbLive.bootTimes")
         second_log = list(_Counting.log)
-        problems = [f"browser: {e}" for e in log.errors if "favicon.ico" not in e]
+        problems = [f"browser: {e}" for e in log.errors]
     big_first = [(p, c) for p, c in first_log if BIG.search(p)]
     again = [(p, c) for p, c in second_log if BIG.search(p) and c == 200]
     revalidated = [(p, c) for p, c in second_log if BIG.search(p) and c == 304]
@@ -762,22 +777,19 @@ def test_worker_fallbacks_start_the_same_picture(browser, missing):
         server = http.server.ThreadingHTTPServer(
             ("127.0.0.1", 0), functools.partial(handler, directory=str(SITE)))
         threading.Thread(target=server.serve_forever, daemon=True).start()
-        guard = NetworkGuard()
-        ctx = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="block")
-        ctx.route("**/*", guard.route)
         try:
-            page = ctx.new_page()
-            log = ConsoleLog(page)
-            root, _ = start_live(page, f"http://127.0.0.1:{server.server_address[1]}", rel, name)
-            seen[variant] = {"pixels": root.evaluate(JS_PIXELS), "readout": root.evaluate(JS_INFO)["readout"],
-                             "errors": [e for e in log.errors if "favicon.ico" not in e],
-                             "served": [p for p, _ in handler.log if BIG.search(p)],
-                             "boot": page.evaluate("() => window.sbLive.bootTimes")}
+            with desktop_context(browser) as ctx:
+                page = ctx.new_page()
+                log = ConsoleLog(page)
+                root, _ = start_live(page, f"http://127.0.0.1:{server.server_address[1]}", rel, name)
+                seen[variant] = {"pixels": root.evaluate(JS_PIXELS),
+                                 "readout": root.evaluate(JS_INFO)["readout"],
+                                 "errors": list(log.errors),
+                                 "served": [p for p, _ in handler.log if BIG.search(p)],
+                                 "boot": page.evaluate("() => window.sbLive.bootTimes")}
         finally:
-            ctx.close()
             server.shutdown()
             server.server_close()
-        assert not guard.blocked, guard.blocked
     fast, other = seen["fast"], seen[missing]
     print(f"\n{name}, boot phases (ms): fast path {json.dumps({k: round(v) for k, v in fast['boot'].items()})}; "
           f"{missing}: {json.dumps({k: round(v) for k, v in other['boot'].items()})}")
@@ -849,7 +861,7 @@ def test_warm_start_once_live_has_run(browser, tmp_path):
         page.wait_for_timeout(1500)
         if live_requests(_Counting.log):
             problems.append(f"after turning it off, a page still got live files: {live_requests(_Counting.log)}")
-        problems += [f"browser: {e}" for e in log.errors if "favicon.ico" not in e]
+        problems += [f"browser: {e}" for e in log.errors]
     print(f"\nwarm start ({second}): first live frame {warm_ms:.0f} ms after the click")
     assert not problems, "\n  ".join(problems)
 
@@ -892,10 +904,7 @@ def test_first_live_frame_is_the_frame_on_screen(browser, site_url, name, index)
     if name not in PAGES:
         pytest.skip(f"{name} is not shown in this build")
     cls = EXPERIMENTS[name]
-    guard = NetworkGuard()
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="block")
-    ctx.route("**/*", guard.route)
-    try:
+    with desktop_context(browser) as ctx:
         page = ctx.new_page()
         log = ConsoleLog(page)
         page.add_init_script(f"({JS_PAINTS})()")
@@ -930,9 +939,6 @@ def test_first_live_frame_is_the_frame_on_screen(browser, site_url, name, index)
         paints = page.evaluate("() => window.__sbPaints.slice()")
         final = root.evaluate(JS_PIXELS)
         errors = list(log.errors)
-    finally:
-        ctx.close()
-    assert not guard.blocked, guard.blocked
     assert not errors, errors
     mismatch = close_enough({k: info["values"][k] for k in expected}, expected)
     if hasattr(spec, "step"):        # the live slider keeps to its step grid; so do the frames
@@ -949,9 +955,6 @@ def test_layout_follows_every_resize(browser, site_url):
     is being drawn (the reader dragging the window's edge) ends in the wide layout, filling
     the column, every time; and a resize that waits for each layout gets each layout."""
     name = "velocity_field" if "velocity_field" in PAGES else sorted(PAGES)[0]
-    guard = NetworkGuard()
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="block")
-    ctx.route("**/*", guard.route)
     settle = "(r) => !r.sbLive.relayingOut && !r.sbLive.busy"
     layout = """(r) => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => {
       const c = r.querySelector('canvas.sb-live-canvas'), p = r.closest('.sb-frame-player');
@@ -960,7 +963,7 @@ def test_layout_follows_every_resize(browser, site_url):
             shown: c.getBoundingClientRect().width,
             room: p.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight)}); })))"""
     problems = []
-    try:
+    with desktop_context(browser) as ctx:
         page = ctx.new_page()
         log = ConsoleLog(page)
         root, _ = start_live(page, site_url, PAGES[name], name)
@@ -995,7 +998,4 @@ def test_layout_follows_every_resize(browser, site_url):
         if back["layout"] != "wide":
             problems.append(f"back at 1280 px: {back}")
         problems += [f"browser: {e}" for e in log.errors]
-    finally:
-        ctx.close()
-    assert not guard.blocked, guard.blocked
     assert not problems, "\n  ".join(problems)
