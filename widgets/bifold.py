@@ -174,7 +174,7 @@ class BifoldDoor(Experiment):
                  ForceArrow("g_base", (-1.45, 1.45), 0.1, "", COLORS["green"], 0.006, 7),
                  TorqueArc("tau[0]", "points/O1", ARC_TAU, 0.13, -90.0, "τ arcs\n", COLORS["blue"]),
                  TorqueArc("tau[1]", "points/O2", ARC_TAU, 0.13, -90.0, "", COLORS["blue"]))
-    BARS = (Bars("τ = H q̈ + C_v(q, q̇) + G(q)", "joint torque (N m)", "N m",
+    BARS = (Bars("τ = H q̈ + C_v + G", "joint torque (N m)", "N m",
                  ("joint 1\n(wall hinge)", "joint 2\n(middle hinge)"),
                  (Series("H q̈ (inertial)", "inertial", COLORS["green"]),
                   Series("C_v (velocity)", "velocity", COLORS["purple"]),
