@@ -127,6 +127,45 @@ def enlarge_text(fig: Figure, min_font: float) -> None:
                 ax.tick_params(axis=name, which="both", labelsize=min_font)
 
 
+#: a space that a line may not break at (textwrap breaks only at ASCII white space)
+_GLUE = "\u00a0"
+#: signs that bind the words on either side: a formula is never broken next to one
+_OPERATORS = set("=+−-×·↦/*∝≈<>≤≥")
+
+
+def _glue_formulas(line: str) -> str:
+    """``line`` with every space inside a formula glued (:data:`_GLUE`), so that wrapping
+    breaks only between words: not next to an operator ("v_O + ω × x"), not on the right of an
+    "=" up to a ":" or ";" ("τ = H q̈ + C_v"), not inside brackets ("(1 m/s ↦ 0.15 m)",
+    "[−m D, m E]"), except after a matrix's row ("[[a, b], [c, d]]" may break after "],").
+
+    >>> _glue_formulas("door from above: v = v_O + ω × x").replace(_GLUE, "_")
+    'door from above: v_=_v_O_+_ω_×_x'
+    >>> _glue_formulas("|v| = |ω| r: double r").replace(_GLUE, "_")
+    '|v|_=_|ω|_r: double r'
+    >>> _glue_formulas("I = [[a b, c], [d, e]]").replace(_GLUE, "_")
+    'I_=_[[a_b,_c], [d,_e]]'
+    """
+    out, depth, equation = [], 0, False
+    for i, ch in enumerate(line):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth = max(0, depth - 1)
+        elif depth == 0 and ch in "=:;":
+            equation = ch == "="           # an equation's right side runs to ":" or ";"
+        if ch != " ":
+            out.append(ch)
+            continue
+        before, after = line[:i].rstrip(), line[i + 1:].lstrip()
+        prev, nxt = (before[-1:] or " "), (after[:1] or " ")
+        row_end = depth == 1 and before.endswith("],")
+        glued = ((depth > 0 or equation) and not row_end) or prev in _OPERATORS \
+            or nxt in _OPERATORS
+        out.append(_GLUE if glued else " ")
+    return "".join(out)
+
+
 def _wrap_wide_text(fig: Figure, renderer, Wn: float, pad: float, originals: dict) -> None:
     """Break every text that runs past the column's edges at spaces.
 
@@ -152,8 +191,8 @@ def _wrap_wide_text(fig: Figure, renderer, Wn: float, pad: float, originals: dic
         longest = max(len(line) for line in s.split("\n"))
         chars = max(8, int(longest * room / box.width) - 1)
         original = originals.setdefault(text, s)
-        wrapped = "\n".join(textwrap.fill(line, chars, break_long_words=False)
-                            for line in original.split("\n"))
+        wrapped = "\n".join(textwrap.fill(_glue_formulas(line), chars, break_long_words=False)
+                            .replace(_GLUE, " ") for line in original.split("\n"))
         if wrapped != s:
             text.set_text(wrapped)
 

@@ -34,7 +34,7 @@ from .controls import Slider
 from .parts import (Arrow3D, Bars, Polyline3D, Series, Triad, Tubes3D, bare_3d_axes,
                     circle_3d, turn_view)
 from .limits import nice_limit
-from .readouts import fmt_number
+from .readouts import matrix_table
 from .experiment import Experiment
 from .robots import robot_file
 
@@ -312,28 +312,20 @@ class ArmExplorer(Experiment):
         hx.tick_params(length=0, labelsize=9, pad=2)
         hx.set_xlabel("column j", fontsize=9, labelpad=1)
         hx.set_ylabel("row i", fontsize=9, labelpad=2)
-        hx.set_title("mass matrix H(q)", fontsize=10, pad=4)
+        hx.set_title("mass matrix H(q)", fontsize=10, pad=9)      # clear of the colour bar's top
         cax = fig.add_axes(CBAR_RECT)
         cb = fig.colorbar(self.im, cax=cax)
         # ticks at a few decades only, written as plain numbers
         cb.set_ticks(list(CBAR_TICKS), labels=[f"{v:g}".replace("-", "−") for v in CBAR_TICKS])
         cb.ax.minorticks_off()
-        cb.set_label("kg m² (symmetric log)", fontsize=9, labelpad=1)
+        cb.set_label("kg m² (symmetric log)", fontsize=9, labelpad=5)    # clear of "−0.1"
         cb.ax.tick_params(labelsize=9, pad=2)
 
     def readout_table(self, scene=None):
         """Readouts plus H as a 7 x 7 table (its numbers live here, not in the figure)."""
-        H = (scene or self._scene)["numbers"]["H"]
-        head = "".join(f"<th style='padding:0 3px'>{j + 1}</th>" for j in range(N))
-        body = "".join(
-            f"<tr><th style='padding:0 3px'>{i + 1}</th>"
-            + "".join(f"<td style='font-family:monospace;text-align:right;padding:0 3px'>"
-                      f"{fmt_number(H[i, j], 3)}</td>" for j in range(N)) + "</tr>"
-            for i in range(N))
-        return (super().readout_table(scene)
-                + f"<div style='margin-top:6px'><b>H(q)</b> (kg m²)"
-                  f"<table style='border-collapse:collapse;font-size:smaller'>"
-                  f"<tr><th></th>{head}</tr>{body}</table></div>")
+        H = np.asarray((scene or self._scene)["numbers"]["H"])
+        names = [str(j + 1) for j in range(N)]
+        return super().readout_table(scene) + matrix_table(H, names, names, "H(q)", "kg m²")
 
     def _draw(self, s):
         n, o = s["numbers"], s["origins"]

@@ -164,21 +164,22 @@ class BifoldDoor(Experiment):
         ("dT/dt + dU/dt", "energy_rate", "W"),
         ("q̇ᵀC_v (= ½ q̇ᵀḢq̇)", "velocity_power", "W"),
     )
-    TOP_VIEW = TopView((0.06, 0.12, 0.42, 0.78), (-1.75, 1.75), (-1.75, 1.75),
-                       "bifold door along the hinge line: force on each leaf\n"
-                       "(1 N ↦ 0.04 m), joint torque arcs", hinge_label=(-1.2, 0.12), door_zorder=2,
-                       legend="lower left", legend_fontsize=6.5)
+    # the leaves sweep the whole disc about the hinge: the legend stands beside the view
+    TOP_VIEW = TopView((0.07, 0.12, 0.33, 0.78), (-1.75, 1.75), (-1.75, 1.75),
+                       "bifold door along the hinge line:\nforce on each leaf "
+                       "(1 N ↦ 0.04 m),\njoint torque arcs", hinge_label=(-1.2, 0.12), door_zorder=2,
+                       legend="lower left", legend_fontsize=6.5, legend_anchor=(1.02, 0.0))
     TOP_PARTS = (ForceArrow("f_leaf1", "points/C1", ARROW_F, "f on leaf 1", zorder=7),
                  ForceArrow("f_leaf2", "points/C2", ARROW_F, "f on leaf 2", COLORS["purple"], zorder=7),
                  ForceArrow("g_base", (-1.45, 1.45), 0.1, "", COLORS["green"], 0.006, 7),
-                 TorqueArc("tau[0]", "points/O1", ARC_TAU, 0.13, -90.0, "τ arcs", COLORS["blue"]),
+                 TorqueArc("tau[0]", "points/O1", ARC_TAU, 0.13, -90.0, "τ arcs\n", COLORS["blue"]),
                  TorqueArc("tau[1]", "points/O2", ARC_TAU, 0.13, -90.0, "", COLORS["blue"]))
-    BARS = (Bars("τ = H q̈ + C_v(q, q̇) + G(q)", "joint torque (N m)", "N m",
+    BARS = (Bars("τ = H q̈ + C_v + G", "joint torque (N m)", "N m",
                  ("joint 1\n(wall hinge)", "joint 2\n(middle hinge)"),
                  (Series("H q̈ (inertial)", "inertial", COLORS["green"]),
                   Series("C_v (velocity)", "velocity", COLORS["purple"]),
                   Series("G (gravity)", "gravity", COLORS["orange"])),
-                 rect=(0.6, 0.12, 0.37, 0.78), samples=5, total="tau", total_label="τ (sum)",
+                 rect=(0.7, 0.12, 0.28, 0.78), samples=5, total="tau", total_label="τ (sum)",
                  total_size=48.0, width=0.75),)
     main_control = "q2"
     scene = staticmethod(scene)

@@ -22,7 +22,7 @@ import spatialbook as sb
 
 from ._narrow import enlarge_text
 from .limits import fitted_limit, fix_ticks
-from .style import COLORS, DOOR_WIDTH, WIDE_MIN_FONT
+from .style import COLORS, DOOR_WIDTH, LABEL_BOX, LABEL_Z, WIDE_MIN_FONT
 
 
 @dataclass(frozen=True)
@@ -42,6 +42,9 @@ class TopView:
     legend: str | None = None           # where the legend of the labelled top-view parts goes
     legend_fontsize: float = 7
     legend_ncols: int = 1
+    #: (x, y) in the top view's axes fractions where the legend's ``legend`` corner sits, e.g.
+    #: ``(1.03, 0.0)`` with ``legend="lower left"``: beside the view, off the door's sweep
+    legend_anchor: tuple | None = None
 
 
 @dataclass(frozen=True)
@@ -445,7 +448,9 @@ def door_top_view(fig: Figure, rect: Sequence[float], xlim: Sequence[float],
     ax.set_xlabel("x (m)"); ax.set_ylabel("y (m)")
     ax.set_title(title, fontsize=10, pad=9)
     ax.plot([0], [0], "o", color="black", ms=6, zorder=5)
-    ax.annotate("hinge O", (0, 0), tuple(hinge_label), fontsize=8)
+    #: the label is boxed and meant to be drawn on top (``exp._on_top(ax.hinge_text)``)
+    ax.hinge_text = ax.annotate("hinge O", (0, 0), tuple(hinge_label), fontsize=8,
+                                bbox=LABEL_BOX, zorder=LABEL_Z)
     door = ax.plot([0, width], [0, 0], "-", color=COLORS["door"], lw=door_lw, alpha=door_alpha,
                    solid_capstyle="butt", zorder=door_zorder)[0]
     return ax, door
@@ -496,10 +501,13 @@ def build_parts(exp: "Experiment", fig: Figure) -> None:
         exp.top, exp.door = door_top_view(
             fig, t.rect, t.xlim, t.ylim, t.title, hinge_label=t.hinge_label, door_lw=t.door_lw,
             door_alpha=t.door_alpha, door_zorder=t.door_zorder)
+        exp._on_top(exp.top.hinge_text)
         if t.com:
             x_C = float(sb.DOOR["com"][0])
             exp.top.plot([x_C], [0.0], "o", color=COLORS["orange"], ms=8, zorder=4)
-            exp.top.annotate("C", (x_C, 0.0), (x_C - 0.02, 0.07), fontsize=9)
+            # up and to the right of C: clear of an arrow along y from C or from P at C
+            exp._on_top(exp.top.annotate("C", (x_C, 0.0), (x_C + 0.025, 0.05), fontsize=9,
+                                         bbox=LABEL_BOX, zorder=LABEL_Z))
         for part in cls.TOP_PARTS:
             if not hasattr(part, "build"):
                 raise ValueError(f"{cls.__name__}.TOP_PARTS: expected ForceArrow, "
@@ -527,7 +535,8 @@ def build_parts(exp: "Experiment", fig: Figure) -> None:
             from matplotlib.lines import Line2D
             handles.append(Line2D([], [], color=r.color, marker="D", lw=3, label=r.legend))
         exp._on_top(exp.top.legend(handles=handles, loc=t.legend, fontsize=t.legend_fontsize,
-                                   ncols=t.legend_ncols, framealpha=0.9))
+                                   ncols=t.legend_ncols, framealpha=0.9,
+                                   bbox_to_anchor=t.legend_anchor))
     enlarge_text(fig, WIDE_MIN_FONT)        # >= 12 CSS px where the figure is shown 1:1
     fix_ticks(fig)                          # the same ticks and labels on every matplotlib
 
@@ -575,8 +584,8 @@ def _build_reference(exp: "Experiment", r: ReferencePoint) -> None:
     ref = exp.reference = SimpleNamespace(label=None, arrow=None, velocity=None)
     ref.marker = exp._moving(ax.plot([], [], "D", color=r.color, ms=8, zorder=7)[0])
     if r.label:
-        ref.label = exp._moving(ax.text(0, -0.13, r.label, fontsize=9, ha="center",
-                                         color=r.color))
+        ref.label = exp._moving(ax.text(0, -0.13, r.label, fontsize=9, ha="right",
+                                         color=r.color, bbox=LABEL_BOX, zorder=LABEL_Z))
     if r.target:
         ref.arrow = exp._moving(ax.annotate(
             "", (0, 0), (0, 0), zorder=5, arrowprops=dict(arrowstyle="->", color=r.color, lw=1.5)))
@@ -657,7 +666,7 @@ def draw_parts(exp: "Experiment", scene: dict) -> bool:
         x = np.asarray(scene[r.key], float)
         ref.marker.set_data([x[0]], [x[1]])
         if ref.label is not None:
-            ref.label.set_x(x[0])
+            ref.label.set_x(x[0] - 0.02)      # below and left of P: clear of an arrow along y
         if ref.arrow is not None:
             t = np.asarray(scene[r.target], float)
             ref.arrow.xy = (t[0], t[1])
@@ -903,7 +912,8 @@ class Triad:
                        for c in self.COLORS]
         self.labels = [exp._moving(ax.text2D(0, 0, n, transform=ax.transData, color=COLORS[c],
                                              fontsize=fontsize, ha="center", va="center",
-                                             in_layout=False), depends)
+                                             in_layout=False, bbox=LABEL_BOX, zorder=LABEL_Z),
+                                   depends)
                        for n, c in zip(names, self.COLORS)]
 
     def set(self, origin, R, toward) -> None:

@@ -95,6 +95,6 @@ class PowerSplit(Experiment):
         ax = self.top
         ax.plot([WIDTH], [0], "o", color=COLORS["vermillion"], ms=6, zorder=5)
         # under Q's marker and above the moving line of action (a white card), never split
-        self._on_top(ax.annotate("push point Q", (WIDTH, 0), (WIDTH - 0.05, -0.17), fontsize=8,
-                                 va="center", bbox=dict(boxstyle="square,pad=0.1", fc="white",
+        self._on_top(ax.annotate("push point Q", (WIDTH, 0), (WIDTH + 0.1, -0.17), fontsize=8,
+                                 va="center", ha="right", bbox=dict(boxstyle="square,pad=0.1", fc="white",
                                                         ec="none", alpha=0.85)))

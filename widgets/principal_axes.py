@@ -105,8 +105,9 @@ class PrincipalAxes(Experiment):
         self.paxes = [self._moving(ax_d.plot([], [], "--", color=col, lw=1.6, zorder=4,
                                              label="principal axis")[0])
                       for col in (COLORS["blue"], COLORS["green"])]
-        self._on_top(ax_d.legend(handles=[self.hinge, self.paxes[0]], loc="lower right",
-                                 fontsize=7, frameon=False))
+        # under the view, below its x label: the door turns through the whole square
+        self._on_top(ax_d.legend(handles=[self.hinge, self.paxes[0]], loc="upper center",
+                                 bbox_to_anchor=(0.5, -0.3), fontsize=7, frameon=False))
 
         ax_c = fig.add_axes((0.39, 0.13, 0.30, 0.74))
         for (i, j), col, lab in (((0, 0), COLORS["blue"], r"$\mathcal{I}_{xx}$"),
@@ -118,9 +119,12 @@ class PrincipalAxes(Experiment):
         ax_c.set_xlim(0, 180); ax_c.set_xticks(range(0, 181, 45))
         ax_c.set_ylim(-0.1, 0.36)
         ax_c.set_xlabel("θ (deg)"); ax_c.set_ylabel("kg m²")
-        ax_c.set_title(r"entries of $\mathcal{I}_c = R_{bc}^{T}\,\mathcal{I}_b\,R_{bc}$", fontsize=10)
-        ax_c.legend(fontsize=8, frameon=False, loc="upper center", ncol=3, handlelength=1.2,
-                    columnspacing=0.8, handletextpad=0.4, borderaxespad=0.2)
+        ax_c.set_title(r"entries of $\mathcal{I}_c = R_{bc}^{T}\,\mathcal{I}_b\,R_{bc}$", fontsize=10,
+                       pad=20)
+        # above the plot, under its title: the θ marker sweeps the whole plot
+        ax_c.legend(fontsize=8, frameon=False, loc="lower center", bbox_to_anchor=(0.5, 0.99),
+                    ncol=3, handlelength=1.2, columnspacing=0.8, handletextpad=0.4,
+                    borderaxespad=0.0)
 
         ax_m = fig.add_axes((0.75, 0.13, 0.22, 0.74))
         edges = np.arange(4) - 0.5

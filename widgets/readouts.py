@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import html
 import math
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -41,16 +41,62 @@ def fmt_number(x: Any, digits: int = 3) -> str:
 
 
 
+_NOWRAP = "<span style='white-space:nowrap'>{}</span>"
+
+
+def value_cell(x: Any, digits: int = 3) -> str:
+    """A readout value as HTML that a narrow (phone) panel may break only once: a vector is
+    two unbreakable halves (a 6-vector: its angular and linear parts), a number unbreakable.
+
+    >>> value_cell([0, 0, 2, 0, 0.8, 0]).count("nowrap")
+    2
+    """
+    if isinstance(x, str):
+        return html.escape(x)
+    a = np.asarray(x, dtype=float).ravel()
+    if np.ndim(x) == 0 or a.size <= 1:
+        return _NOWRAP.format(fmt_number(x, digits))
+    half = (a.size + 1) // 2
+    vdigits = max(digits - 1, 1)
+    first = ", ".join(fmt_number(v, vdigits) for v in a[:half])
+    second = ", ".join(fmt_number(v, vdigits) for v in a[half:])
+    return _NOWRAP.format(f"({first},") + " " + _NOWRAP.format(f"{second})")
+
+
+def unit_cell(unit: str) -> str:
+    """A unit as HTML: never broken inside ("kg m²"), only after a comma ("rad/s, m/s")."""
+    return " ".join(_NOWRAP.format(part + ",") for part in unit.split(", ")[:-1]) \
+        + (" " if ", " in unit else "") + _NOWRAP.format(unit.split(", ")[-1]) if unit else ""
+
+
+def matrix_table(M, rows: Sequence[str], cols: Sequence[str], title: str, unit: str,
+                 digits: int = 2) -> str:
+    """A matrix readout (E4's I_P, E11's H) narrow enough for a phone's 330-px panel: numbers
+    with ``digits`` decimals, small print, 2-px cell padding."""
+    cell = "font-family:monospace;text-align:right;padding:0 2px"
+    head = "".join(f"<th style='padding:0 2px'>{c}</th>" for c in cols)
+    body = "".join(
+        f"<tr><th style='padding:0 2px'>{r}</th>"
+        + "".join(f"<td style='{cell}'>{fmt_number(M[i][j], digits)}</td>"
+                  for j in range(len(cols))) + "</tr>"
+        for i, r in enumerate(rows))
+    return (f"<div style='margin-top:6px'><b>{title}</b> ({unit})"
+            f"<table style='border-collapse:collapse;font-size:smaller'>"
+            f"<tr><th></th>{head}</tr>{body}</table></div>")
+
+
 def readout_table(rows: tuple, numbers: dict) -> str:
     """Readout rows ``(label, key, unit)`` of ``numbers`` as an HTML table (the panel beside
     the plot, and the text under each static frame)."""
     cells = "".join(
         f"<tr><td style='padding:1px 8px 1px 0'>{label}</td>"
-        f"<td style='font-family:monospace;text-align:right'>{fmt_number(numbers[key])}</td>"
-        f"<td style='padding-left:4px'>{unit}</td></tr>"
+        f"<td style='font-family:monospace;text-align:right'>{value_cell(numbers[key])}</td>"
+        f"<td style='padding-left:4px'>{unit_cell(unit)}</td></tr>"
         for label, key, unit in rows
     )
-    return f"<table style='border-collapse:collapse'>{cells}</table>"
+    # class sb-rows: on a phone the book's style sheet lets a row's cells wrap (label, then value
+    # and unit), so a long vector keeps its two lines instead of widening the table
+    return f"<table class='sb-rows' style='border-collapse:collapse'>{cells}</table>"
 
 
 def readout_html(title: str, table: str, notes: dict[str, str]) -> str:

@@ -185,7 +185,7 @@ class ScrewAxis(Experiment):
         zx.set_ylabel("advance (m)", fontsize=8)
         zx.tick_params(labelsize=7)
         zx.grid(True, alpha=0.3)
-        zx.set_title("advance along the axis = h φ", fontsize=9)
+        zx.set_title("advance along the axis = h φ", fontsize=9, pad=9)   # clear of the top tick
         self.advance = self._moving(zx.plot([], [], color=COLORS["orange"], lw=2)[0])
 
         lx = fig.add_axes((0.62, 0.0, 0.37, 0.52))

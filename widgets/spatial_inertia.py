@@ -20,7 +20,7 @@ from spatialbook import unchecked as fast
 
 from .controls import Slider
 from .parts import ReferencePoint, TopView
-from .readouts import fmt_number
+from .readouts import matrix_table
 from .experiment import Experiment
 
 WIDTH = float(sb.DOOR["width"])
@@ -94,7 +94,7 @@ class SpatialInertia(Experiment):
         # block separators and names sit on top of the (moving) mesh
         self._on_top(hx.axhline(2.5, color="black", lw=1.2, zorder=4))
         self._on_top(hx.axvline(2.5, color="black", lw=1.2, zorder=4))
-        hx.set_title("I_P = [[I_C − m D², m D], [−m D, m E]]", fontsize=10)
+        hx.set_title("I_P = [[I_C − mD², mD], [−mD, mE]]", fontsize=10)   # clear of the bar
         for (r, c), lab in {(0, 0): "I_C − mD²", (0, 1): "mD", (1, 0): "−mD",
                             (1, 1): "mE"}.items():
             self._on_top(hx.text(3 * c - 0.42, 3 * r - 0.42, lab, fontsize=8, ha="left",
@@ -109,16 +109,7 @@ class SpatialInertia(Experiment):
     def readout_table(self, scene=None):
         """Readouts plus the 6x6 matrix as a table (its numbers live here, not in the figure)."""
         M = (scene or self._scene)["matrix"]
-        head = "".join(f"<th style='padding:0 4px'>{c}</th>" for c in COLS)
-        body = "".join(
-            f"<tr><th style='padding:0 4px'>{ROWS[r]}</th>"
-            + "".join(f"<td style='font-family:monospace;text-align:right;padding:0 4px'>"
-                      f"{fmt_number(M[r, c], 3)}</td>" for c in range(6)) + "</tr>"
-            for r in range(6))
-        return (super().readout_table(scene)
-                + f"<div style='margin-top:6px'><b>I_P</b> (kg m², kg m, kg)"
-                  f"<table style='border-collapse:collapse'><tr><th></th>{head}</tr>{body}"
-                  f"</table></div>")
+        return super().readout_table(scene) + matrix_table(M, ROWS, COLS, "I_P", "kg m², kg m, kg")
 
     def _draw(self, s):
         self.im.set_array(s["matrix"])

@@ -33,7 +33,13 @@ COLORS = {
     "field": "#8FA7BF",
 }
 
+#: the box under a label of a point in a top view ("hinge O", "C", "P"): an arrow or line that
+#: passes the point runs under the label, never through its letters (tests/test_widget_overlaps.py)
+LABEL_BOX = {"boxstyle": "round,pad=0.12", "facecolor": (1.0, 1.0, 1.0, 0.85), "edgecolor": "none"}
+#: the zorder of those labels: above the door, arrows and markers of the top view
+LABEL_Z = 8
+
 #: the door's width (m): the top views draw it from the hinge O (the origin) to here
 DOOR_WIDTH = float(sb.DOOR["width"])
 
-__all__ = ["WIDE_WIDTH_PX", "WIDE_MIN_FONT", "MIN_TEXT_PX", "WIDE_MIN_SCALE", "COLORS", "DOOR_WIDTH"]
+__all__ = ["LABEL_BOX", "LABEL_Z", "WIDE_WIDTH_PX", "WIDE_MIN_FONT", "MIN_TEXT_PX", "WIDE_MIN_SCALE", "COLORS", "DOOR_WIDTH"]

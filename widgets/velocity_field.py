@@ -111,7 +111,7 @@ class VelocityField(Experiment):
     def _setup(self, fig):
         ax, door = door_top_view(fig, (0.07, 0.12, 0.46, 0.78), (-LIM, LIM), (-LIM, LIM),
                                  "door from above: v(x) = v_O + ω × x\n(arrow: 1 m/s ↦ 0.15 m)",
-                                 hinge_label=(0.05, -0.12), door_zorder=DOOR_Z)
+                                 hinge_label=(-0.55, -0.2), door_zorder=DOOR_Z)
         q = dict(angles="xy", scale_units="xy", scale=1 / ARROW, width=0.004)
         self.q_field = self._moving(ax.quiver(GRID[:, 0], GRID[:, 1], np.zeros(len(GRID)),
                                               np.zeros(len(GRID)), color=COLORS["field"],
@@ -120,6 +120,7 @@ class VelocityField(Experiment):
                                      depends=("near", "far"))
                         for c in (COLORS["blue"], COLORS["vermillion"])]
         self.door = self._moving(door)                  # the door turns: a moving artist
+        self._on_top(ax.hinge_text)                     # above the field and the turning door
         self.pts = self._moving(ax.scatter([0, 0], [0, 0], s=40, zorder=6,
                                            c=[COLORS["blue"], COLORS["vermillion"]]))
         self.q_pts = self._moving(ax.quiver([0, 0], [0, 0], [0, 0], [0, 0], zorder=7,

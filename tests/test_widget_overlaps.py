@@ -1,0 +1,149 @@
+"""No text of an experiment's figure collides with another text or with what the figure draws,
+and none is cut or leaves its axes: every experiment, wide (660 px) and narrow (the 330-px phone
+layout used at <= 390-px screens), at its defaults, at each end of every control (the others
+at their defaults), along its main control (9 of the frames the book stores) and at two seeded
+random settings.  The check (tests/widget_overlaps.py)
+compares the drawn ink of each artist, drawn as the book and live mode draw it; its
+tolerances are stated there (texts >= 1 px apart, <= 3 px of a text on a line or patch, 1.5 px
+past an edge).  The checker is itself tested on figures made to collide.
+
+In ``make test-fast`` (``--sampled``) the random settings are left out.
+"""
+
+from __future__ import annotations
+
+import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from sampling import sampled
+from widget_helpers import settings
+from widget_overlaps import collisions, experiment_collisions
+from widgets import EXPERIMENTS, Choice, Slider
+
+
+def _ends(cls) -> list[dict]:
+    """Each control at each end of its range (a choice: its first and last option)."""
+    out = []
+    for c in cls.CONTROLS:
+        if isinstance(c, Slider):
+            out += [{c.name: c.min}, {c.name: c.max}]
+        elif isinstance(c, Choice):
+            out += [{c.name: c.options[0]}, {c.name: c.options[-1]}]
+    return out
+
+
+def _cases(exp) -> list[dict]:
+    """Defaults, each control's ends, the main control's sweep (9 of the book's frames: the
+    door passes its labels) and, in ``make test``, two seeded random settings."""
+    cls = type(exp)
+    sweep = [{exp.main_control: v} for v in exp.sweep_values(n=9)]
+    cases = [{}] + _ends(cls) + sweep + ([] if sampled() else settings(cls, 33, 2))
+    return [c for i, c in enumerate(cases) if c not in cases[:i]]
+
+
+#: collisions still found (issue 33, item 4, not finished), each case failing strictly: a fix
+#: makes its case pass, and the strict xfail then fails until the entry is removed here
+UNFINISHED: dict[tuple[str, str], str] = {
+    ("velocity_field", "narrow"): "the speed plot's legend on the field line at ω = −3",
+    ("screw_axis", "wide"): "the triad's x label on a drawn path at pitch −0.1 (3 settings)",
+    ("screw_axis", "narrow"): "the triad's x label on a drawn path at pitch −0.1 (3 settings)",
+    ("power_split", "wide"): "at a push angle of ±60°: the legend on the line of action, "
+                             "legend entries on it (6)",
+    ("probes", "wide"): "the top view's legend (upper left) on the door's dotted circle (15)",
+    ("newton_euler", "wide"): "the top view's legend (lower left) on the arrows and the torque "
+                              "arc at most settings (82)",
+    ("bifold_door", "wide"): "the bars' legend on the τ (sum) mark at q̇₂ = 3",
+    ("bifold_door", "narrow"): "the bars' legend on the τ (sum) mark at q̇₂ = 3; 'g across the "
+                               "hinges' on leaf 2 at q₂ = 85°",
+    ("least_torque", "wide"): "both legends inside their plots: on P's line, the push, the "
+                              "arrows and the central axis at every setting (255)",
+    ("least_torque", "narrow"): "the |τ_P| curve's legend on the central axis line (52)",
+    ("arm_explorer", "wide"): "a triad's x or z label on the floor grid at two settings",
+    ("arm_explorer", "narrow"): "a triad's x or z label on the floor grid or a link (4)",
+}
+
+
+def _case(name, layout):
+    marks = ([pytest.mark.xfail(strict=True, reason=UNFINISHED[name, layout])]
+             if (name, layout) in UNFINISHED else [])
+    return pytest.param(name, layout == "narrow", id=f"{name}-{layout}", marks=marks)
+
+
+@pytest.mark.parametrize("name, narrow", [_case(n, lay) for n in EXPERIMENTS
+                                          for lay in ("wide", "narrow")])
+def test_no_text_collides_or_is_cut(name, narrow):
+    cls = EXPERIMENTS[name]
+    exp = cls(narrow=narrow)
+    defaults = exp.values()
+    problems = []
+    try:
+        for values in _cases(exp):
+            exp.set(**{**defaults, **values})
+            problems += [f"{values or 'defaults'}: {p}" for p in experiment_collisions(exp)]
+    finally:
+        exp.close()
+    assert not problems, (f"{name} ({'narrow' if narrow else 'wide'}): {len(problems)} "
+                          "collisions:\n" + "\n".join(problems))
+
+
+# ---------------------------------------------------------------- the checker itself
+
+
+def _figure(w=4.0, h=3.0):
+    fig = Figure(figsize=(w, h), dpi=100)
+    return fig, FigureCanvasAgg(fig)
+
+
+def test_checker_finds_text_over_text():
+    fig, canvas = _figure()
+    ax = fig.add_axes((0.15, 0.15, 0.8, 0.75))
+    ax.text(0.5, 0.5, "first label", transform=ax.transAxes)
+    ax.text(0.52, 0.51, "second label", transform=ax.transAxes)
+    found = collisions(fig, canvas.draw)
+    assert any("text over text" in f and "first label" in f and "second label" in f for f in found)
+
+
+def test_checker_finds_touching_texts_but_not_apart_ones():
+    from matplotlib.transforms import IdentityTransform
+
+    fig, canvas = _figure()
+    ax = fig.add_axes((0.15, 0.15, 0.8, 0.75))
+    a = ax.text(0.1, 0.5, "AAAA", transform=ax.transAxes)
+    b = ax.text(0.1, 0.3, "BBBB", transform=ax.transAxes)
+    assert not [f for f in collisions(fig, canvas.draw) if "text over text" in f]
+    box = a.get_window_extent(canvas.get_renderer())
+    b.set_transform(IdentityTransform())                      # pixels
+    b.set_position((box.x1 - 2, box.y0))          # its ink against the end of "AAAA"s
+    assert [f for f in collisions(fig, canvas.draw) if "text over text" in f]
+
+
+def test_checker_finds_a_line_through_a_label_and_a_legend_on_data():
+    """The two faults of issue 33: a label overdrawn by an arrow, a legend on the lines."""
+    fig, canvas = _figure()
+    ax = fig.add_axes((0.15, 0.15, 0.8, 0.75))
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.text(0.5, 0.5, "C", ha="center", va="center", fontsize=12)
+    ax.annotate("", xy=(0.8, 0.5), xytext=(0.2, 0.5), arrowprops={"arrowstyle": "->"})
+    ax.plot([0, 1], [0.9, 0.9], "--", label="an axis")
+    ax.plot([0, 1], [0.1, 0.2], label="far away")
+    ax.legend(loc="upper center", frameon=False)
+    found = collisions(fig, canvas.draw)
+    assert any("text over an artist: 'C' on FancyArrowPatch" in f for f in found), found
+    assert any("legend over data" in f for f in found), found
+    assert any("text over an artist: 'an axis'" in f for f in found), found
+
+
+def test_checker_finds_text_cut_and_leaving_its_axes_and_passes_a_clean_figure():
+    fig, canvas = _figure()
+    ax = fig.add_axes((0.2, 0.2, 0.6, 0.6))
+    ax.plot([0, 1], [0, 1])
+    ax.set_title("a title")
+    ax.set_xlabel("x (m)")
+    assert collisions(fig, canvas.draw) == []
+    ax.text(0.9, 0.5, "runs out", transform=ax.transAxes, clip_on=False)
+    fig.text(0.95, 0.05, "cut by the edge")
+    found = collisions(fig, canvas.draw)
+    assert any("text leaving its axes: 'runs out'" in f for f in found), found
+    assert any("text cut by the figure's edge: 'cut by the edge'" in f for f in found), found
