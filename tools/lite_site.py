@@ -164,11 +164,11 @@ def _tree_digest(folder: Path) -> str:
 def app_dir(wheels: dict[str, Path]) -> Path:
     """JupyterLite's application (no files, no lock), built once per set of inputs and cached
     in ``~/.cache/spatialbook/lite-<key>/app``: the inputs are the JupyterLite versions, the
-    extensions' wheels and folders, and this file."""
+    extensions' wheels and folders, and the settings written into it."""
     versions = jupyterlite_versions()
     key = hashlib.sha256(json.dumps(
         [versions, pyodide_dist.sha256_of(wheels["jupyterlab-widgets"]), _tree_digest(SB_EXTENSION),
-         _myst_extension_digest(), hashlib.sha256(Path(__file__).read_bytes()).hexdigest()]
+         _myst_extension_digest(), _lite_config(), _overrides(), APPS]
     ).encode()).hexdigest()[:16]
     out = cache_root() / f"lite-app-{key}"
     if (out / "jupyter-lite.json").is_file():
@@ -234,40 +234,112 @@ def _lite_config() -> dict:
 def _overrides() -> dict:
     return {"@jupyterlab/apputils-extension:notification": {"fetchNews": "false",
                                                             "checkForUpdates": False},
-            "@jupyterlab/notebook-extension:tracker": {"autoStartDefaultKernel": True}}
+            # every cell in the page, as in the book (no virtual scrolling of long chapters)
+            "@jupyterlab/notebook-extension:tracker": {"autoStartDefaultKernel": True,
+                                                       "windowingMode": "none"}}
 
 
-def lite_lock(dist: Path, site: Path, wheels: dict[str, Path], lite: Path) -> dict:
+#: packages with shared libraries, loaded by Pyodide from their own wheels (the rest, pure
+#: Python or extension modules, go into the site archive)
+OWN_WHEELS = ("ssl", "openssl", "sqlite3")
+SITE_PACKAGE = "sb-lite-site"
+#: live mode's site archive (numpy, matplotlib: compiled, trimmed), shared.  Its members are
+#: rooted at ``/`` (``lib/python3.12/site-packages/...``) and a lock entry unpacks into
+#: site-packages, so they land one level down, in :data:`NESTED`, put on ``sys.path`` by
+#: ``PYTHONPATH`` (Python reads it at start; the folder appears when the entry is unpacked,
+#: and Pyodide invalidates the import caches after loading packages).
+LIVE_SITE_PACKAGE = "sb-live-site"
+NESTED = "/lib/python3.12/site-packages/lib/python3.12/site-packages"
+ALIAS_FILE = "sb_alias.zip"
+
+
+def archive_wheels(dist: Path, wheels: dict[str, Path], app: Path) -> list[Path]:
+    """Every wheel whose files go into the site archive: :data:`ROOTS` and their dependencies
+    (less :data:`OWN_WHEELS`), comm, ipywidgets and the kernel's own wheels."""
+    official = json.loads(pyodide_dist.LOCK_FILE.read_text())
+    shared = set(pyodide_dist.package_closure(official))          # in live mode's archive
+    out = [dist / official["packages"][n]["file_name"]
+           for n in pyodide_dist.package_closure(official, ROOTS)
+           if n not in OWN_WHEELS and n not in shared]
+    out += [wheels["comm"], wheels["ipywidgets"]]
+    for name in KERNEL_WHEELS:
+        found = sorted((app / KERNEL_PYPI).glob(f"{name}-*.whl"))
+        if not found:
+            raise LiteUnavailable(f"the kernel's wheel {name} is missing from {app / KERNEL_PYPI}")
+        out.append(found[-1])
+    return out
+
+
+def site_zip(paths: list[Path], dist: Path) -> Path:
+    """The archive wheels' files (tools/live_archives.py ``site_archive``: trimmed as live
+    mode's, each module compiled by a CPython 3.12 when one is found) as one zip rooted at
+    site-packages, which Pyodide unpacks there: imports read bytecode instead of compiling
+    IPython, jedi, numpy and matplotlib in the reader's browser.  Cached by its inputs."""
+    import live_archives
+    from live_compile import compilers
+
+    script = HERE / "live_archives.py"
+    key = hashlib.sha256(json.dumps(
+        [[pyodide_dist.sha256_of(p) for p in paths], script.read_text()]).encode()).hexdigest()[:16]
+    out = cache_root() / "lite-site" / f"sb_lite_site-{key}.zip"
+    if out.is_file():
+        return out
+    out.parent.mkdir(parents=True, exist_ok=True)
+    for old in out.parent.glob("sb_lite_site-*.zip"):
+        old.unlink()
+    with tempfile.TemporaryDirectory(prefix="sb-lite-") as tmp:
+        tar = Path(tmp) / "site.tar.gz"
+        done = False
+        for prefix in compilers(dist):
+            if subprocess.run([*prefix, str(script), "--site", str(tar), *map(str, paths)]).returncode == 0:
+                done = True
+                break
+        if not done:
+            print("lite_site: no CPython 3.12 to compile the kernel's packages: they work, and "
+                  "start slower", file=sys.stderr)
+            live_archives.site_archive([str(p) for p in paths], str(tar), False)
+        import tarfile
+
+        with tarfile.open(tar) as tf, zipfile.ZipFile(Path(tmp) / "site.zip", "w") as zf:
+            for member in tf.getmembers():
+                name = member.name
+                assert name.startswith(live_archives.SITE_PACKAGES), name
+                live_archives.zip_put(zf, name[len(live_archives.SITE_PACKAGES):],
+                                      tf.extractfile(member).read())
+        shutil.move(Path(tmp) / "site.zip", out)
+    return out
+
+
+def lite_lock(dist: Path, site: Path, lite: Path) -> dict:
     """The lock given to Pyodide: every package the kernel loads, each file named relative to
-    ``<site>/_pyodide/`` (Pyodide's index URL) with its sha256."""
+    ``<site>/_pyodide/`` (Pyodide's index URL) with its sha256.  The site archive is one
+    entry; the names the kernel asks for (micropip, piplite, IPython, ...) are entries of an
+    empty zip that depend on it."""
     official = json.loads(pyodide_dist.LOCK_FILE.read_text())
     packages = {}
-    for name in pyodide_dist.package_closure(official, ROOTS):
+    for name in OWN_WHEELS:
         entry = dict(official["packages"][name])
-        entry["depends"] = [d for d in entry.get("depends", [])
-                            if d.lower().replace("_", "-") not in pyodide_dist.UNUSED]
         entry["file_name"] = f"../{LITE}/pyodide/{entry['file_name']}"
         packages[name] = entry
 
     def add(name, path: Path, url: str, imports, depends, version="0"):
-        packages[canonical(name)] = {"name": name, "version": version, "file_name": url, "install_dir": "site",
-                          "sha256": pyodide_dist.sha256_of(path), "package_type": "package",
-                          "imports": list(imports), "depends": list(depends),
-                          "unvendored_tests": False, "shared_library": False}
+        packages[canonical(name)] = {
+            "name": name, "version": version, "file_name": url, "install_dir": "site",
+            "sha256": pyodide_dist.sha256_of(path), "package_type": "package",
+            "imports": list(imports), "depends": list(depends),
+            "unvendored_tests": False, "shared_library": False}
 
-    add("comm", wheels["comm"], f"../{LITE}/pyodide/{wheels['comm'].name}", ["comm"], [])
-    add("ipywidgets", wheels["ipywidgets"], f"../{LITE}/pyodide/{wheels['ipywidgets'].name}",
-        ["ipywidgets"], ["comm", "traitlets", "ipython"])
-    for name in KERNEL_WHEELS:
-        found = sorted((lite / KERNEL_PYPI).glob(f"{name}-*.whl"))
-        if not found:
-            raise LiteUnavailable(f"the kernel's wheel {name} is missing from {lite / KERNEL_PYPI}")
-        add(name, found[-1], f"../{LITE}/{KERNEL_PYPI}/{found[-1].name}", [name],
-            ["comm", "ipython"] if name != "piplite" else ["micropip"])
-    add(FONTS_PACKAGE, lite / "pyodide" / "sb_fontlist.zip", f"../{LITE}/pyodide/sb_fontlist.zip",
-        [], ["matplotlib"])
+    pyo = lite / "pyodide"
+    add(LIVE_SITE_PACKAGE, site / "_live" / "sb_site.tar.gz", "../_live/sb_site.tar.gz", [], [])
+    add(SITE_PACKAGE, pyo / "sb_lite_site.zip", f"../{LITE}/pyodide/sb_lite_site.zip", [],
+        [LIVE_SITE_PACKAGE])
+    for name in ("micropip", "piplite", *KERNEL_START):
+        if canonical(name) not in packages:
+            add(name, pyo / ALIAS_FILE, f"../{LITE}/pyodide/{ALIAS_FILE}", [name], [SITE_PACKAGE])
+    add(FONTS_PACKAGE, pyo / "sb_fontlist.zip", f"../{LITE}/pyodide/sb_fontlist.zip",
+        [], [LIVE_SITE_PACKAGE])
     add(BOOK_PACKAGE, site / "_live" / "sb_packages.zip", "../_live/sb_packages.zip",
-        ["spatialbook", "widgets"], ["numpy", "matplotlib", "ipywidgets", FONTS_PACKAGE])
+        ["spatialbook", "widgets"], [SITE_PACKAGE, FONTS_PACKAGE])
     return {"info": official["info"], "packages": packages}
 
 
@@ -280,9 +352,11 @@ def fontlist_zip(dest: Path) -> Path:
     """matplotlib's prebuilt font list as ``matplotlib/fontlist.json`` (Pyodide's matplotlib
     reads it there; the wheel's own is another version's and is rebuilt at every import, about
     3 s: widgets/live.py ``install_fontlist``)."""
-    info = zipfile.ZipInfo("matplotlib/fontlist.json", date_time=(2020, 1, 1, 0, 0, 0))
-    with zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED) as zf:
-        zf.writestr(info, pyodide_dist.FONTLIST.read_bytes())
+    from live_archives import SITE_PACKAGES, kept_fonts, zip_put
+
+    fonts = kept_fonts(json.loads(pyodide_dist.FONTLIST.read_text()))   # the archive's fonts
+    with zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED) as zf:       # matplotlib: in NESTED
+        zip_put(zf, f"{SITE_PACKAGES}matplotlib/fontlist.json", json.dumps(fonts, indent=2))
     return dest
 
 
@@ -295,7 +369,8 @@ def write_settings(lite: Path, site: Path, lock: dict) -> None:
     # does not find in this list (Pyodide itself takes either spelling)
     spelled = {canonical(n): n for n in ("micropip", "piplite", *KERNEL_START)}
     options = {"lockFileURL": "./pyodide/sb-lite-lock.json",
-               "packages": sorted(spelled.get(n, n) for n in lock["packages"])}
+               "packages": sorted(spelled.get(n, n) for n in lock["packages"]),
+               "env": {"PYTHONPATH": NESTED}}
     if (site / "_live" / "python_stdlib_pyc.zip").is_file():
         options["stdLibURL"] = "../_live/python_stdlib_pyc.zip"
     data["exposeAppInBrowser"] = True      # window.jupyterapp: the browser test drives it
@@ -307,13 +382,13 @@ def write_settings(lite: Path, site: Path, lock: dict) -> None:
     path.write_text(json.dumps(config, indent=1))
 
 
-def stage_files(dest: Path) -> int:
+def stage_files(dest: Path, book: Path = ROOT / "book") -> int:
     """The chapters (outputs cleared) and book/models/ as the site's files; returns how many."""
     import nbformat
 
     n = 0
     (dest / "chapters").mkdir(parents=True)
-    for nb_path in sorted((ROOT / "book" / "chapters").glob("*.ipynb")):
+    for nb_path in sorted((book / "chapters").glob("*.ipynb")):
         nb = nbformat.read(nb_path, as_version=4)
         for cell in nb.cells:
             if cell.cell_type == "code":
@@ -324,15 +399,16 @@ def stage_files(dest: Path) -> int:
                                      "language": "python"}
         nbformat.write(nb, dest / "chapters" / nb_path.name)
         n += 1
-    shutil.copytree(ROOT / "book" / "models", dest / "models")
-    glossary = ROOT / "book" / "glossary.md"
+    shutil.copytree(book / "models", dest / "models")
+    glossary = book / "glossary.md"
     if glossary.is_file():
         shutil.copy2(glossary, dest / "glossary.md")
     return n
 
 
-def build(site: Path) -> str | None:
-    """Make ``<site>/lite/``; return None, or what is missing (the book is fine without it)."""
+def build(site: Path, book: Path = ROOT / "book") -> str | None:
+    """Make ``<site>/lite/`` from ``book``'s chapters and models; return None, or what is
+    missing (the book is fine without it)."""
     t0 = time.perf_counter()
     lite = site / LITE
     shutil.rmtree(lite, ignore_errors=True)
@@ -348,19 +424,21 @@ def build(site: Path) -> str | None:
         wheels = fetch_wheels(cache_root() / "lite-wheels")
         app = app_dir(wheels)
         shutil.copytree(app, lite)
-        (lite / "pyodide").mkdir()
+        pyo = lite / "pyodide"
+        pyo.mkdir()
         official = json.loads(pyodide_dist.LOCK_FILE.read_text())
-        for name in pyodide_dist.package_closure(official, ROOTS):
+        for name in OWN_WHEELS:
             fname = official["packages"][name]["file_name"]
-            shutil.copy2(dist / fname, lite / "pyodide" / fname)
-        for project in ("comm", "ipywidgets"):
-            shutil.copy2(wheels[project], lite / "pyodide" / wheels[project].name)
-        fontlist_zip(lite / "pyodide" / "sb_fontlist.zip")
-        lock = lite_lock(dist, site, wheels, lite)
-        (lite / "pyodide" / "sb-lite-lock.json").write_text(json.dumps(lock))
+            shutil.copy2(dist / fname, pyo / fname)
+        shutil.copy2(site_zip(archive_wheels(dist, wheels, app), dist), pyo / "sb_lite_site.zip")
+        with zipfile.ZipFile(pyo / ALIAS_FILE, "w"):
+            pass
+        fontlist_zip(pyo / "sb_fontlist.zip")
+        lock = lite_lock(dist, site, lite)
+        (pyo / "sb-lite-lock.json").write_text(json.dumps(lock))
         write_settings(lite, site, lock)
         with tempfile.TemporaryDirectory(prefix="sb-lite-files-") as tmp:
-            n = stage_files(Path(tmp) / "files")
+            n = stage_files(Path(tmp) / "files", book)
             _add_contents(lite, Path(tmp) / "files")
     except LiteUnavailable as exc:
         shutil.rmtree(lite, ignore_errors=True)
@@ -374,23 +452,34 @@ def build(site: Path) -> str | None:
 
 
 def _add_contents(lite: Path, files: Path) -> None:
-    """Index ``files`` into ``lite/files`` and ``lite/api/contents`` with JupyterLite's own
-    contents addon (its ``build`` with the app already there: only the contents are done)."""
-    exe = Path(sys.executable).with_name("jupyter")
-    with tempfile.TemporaryDirectory(prefix="sb-lite-") as tmp:
-        out = Path(tmp) / "out"
-        cfg = {"LiteBuildConfig": {"apps": list(APPS), "ignore_sys_prefix": True,
-                                   "contents": [str(files)], "federated_extensions": [],
-                                   "no_sourcemaps": True, "output_dir": str(out),
-                                   "lite_dir": tmp}}
-        (Path(tmp) / "jupyter_lite_config.json").write_text(json.dumps(cfg))
-        proc = subprocess.run([str(exe), "lite", "build", "--lite-dir", tmp], cwd=tmp,
-                              capture_output=True, text=True)
-        if proc.returncode != 0 or not (out / "api" / "contents" / "all.json").is_file():
-            raise LiteUnavailable("indexing the chapters failed: "
-                                  + "\n".join((proc.stdout + proc.stderr).splitlines()[-15:]))
-        shutil.copytree(out / "files", lite / "files")
-        shutil.copytree(out / "api" / "contents", lite / "api" / "contents", dirs_exist_ok=True)
+    """Copy ``files`` to ``lite/files`` and index each folder in ``lite/api/contents/<folder>/
+    all.json`` as JupyterLite's contents addon does (the same fields; written here, so the
+    cached app is not built again when a chapter changes)."""
+    import mimetypes
+    from datetime import datetime, timezone
+
+    shutil.copytree(files, lite / "files")
+
+    def stamp(p: Path) -> str:
+        return datetime.fromtimestamp(p.stat().st_mtime, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+    def model(p: Path, rel: str) -> dict:
+        folder = p.is_dir()
+        kind = "directory" if folder else "notebook" if p.suffix == ".ipynb" else "file"
+        return {"content": None, "created": stamp(p), "format": None, "hash": None,
+                "hash_algorithm": None, "last_modified": stamp(p),
+                "mimetype": None if folder or kind == "notebook" else mimetypes.guess_type(p.name)[0],
+                "name": p.name if rel else "", "path": rel,
+                "size": None if folder else p.stat().st_size, "type": kind, "writable": True}
+
+    for folder in [lite / "files", *sorted(d for d in (lite / "files").rglob("*") if d.is_dir())]:
+        rel = folder.relative_to(lite / "files").as_posix()
+        rel = "" if rel == "." else rel
+        index = dict(model(folder, rel), format="json",
+                     content=[model(c, f"{rel}/{c.name}".lstrip("/")) for c in sorted(folder.iterdir())])
+        out = lite / "api" / "contents" / rel / "all.json"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(index))
 
 
 def main(argv: list[str] | None = None) -> int:
