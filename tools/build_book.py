@@ -245,7 +245,8 @@ def main(argv: list[str] | None = None) -> int:
     if rc == 0 and args.open:
         print(f"\nThe book is built. Open it in a browser:\n\n    {index.resolve().as_uri()}\n"
               f"\nLive mode (the Run live buttons) needs it served over http: make serve, then"
-              f"\nopen http://127.0.0.1:8000/ (from file:// only the precomputed frames work)")
+              f"\nopen http://127.0.0.1:8000/ (from file:// only the precomputed frames work);"
+              f"\nso does \"Edit in your browser\" (the chapters in the site's JupyterLite, lite/)")
         try_open(index)
     return rc
 
