@@ -1,7 +1,7 @@
 """Sphinx extension: an "Edit in your browser" link on every chapter page (issue 35).
 
 Set up by ``tools/sb_offline_assets.py`` (the book's local extension) when this file is next
-to it.  At ``html-page-context`` each chapter page gets, at its top, a bar with a link that
+to it.  At ``html-page-context`` each chapter page gets, at its end, a bar with a link that
 opens the chapter's notebook in the book's JupyterLite site (``lite/``, made after the build by
 ``tools/lite_site.py``) and a "Restore the book's version" button, shown only when this browser
 keeps an edited copy of that notebook (JupyterLite keeps a reader's edits in the browser's
@@ -75,7 +75,10 @@ def _page_context(app, pagename, templatename, context, doctree) -> None:
     link = (f' <a class="sb-lite-edit sb-lite-beside" href="{lite_href(pagename, context["pathto"])}">'
             "Edit in your browser</a>")
     body = re.sub(r'(>Run live</button>)', r"\1" + link.replace("\\", "\\\\"), body)
-    context["body"] = bar(pagename, context["pathto"]) + body
+    # at the page's end: a bar above the title shifted every line of the page (and axe then
+    # found a glossary link of ch03 under the sticky header); the links beside Run live are
+    # where a reader meets them
+    context["body"] = body + bar(pagename, context["pathto"])
 
 
 _BAR = re.compile(r'<div class="sb-lite-bar".*?</script></div>\n|'
