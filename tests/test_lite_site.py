@@ -94,3 +94,19 @@ def test_missing_pieces_are_named(tmp_path):
     why = lite_site.build(site)
     assert why is not None and "_pyodide/pyodide.js" in why
     assert not (site / "lite").exists()
+
+
+def test_chapters_that_cannot_run_in_the_browser_say_so_instead_of_linking():
+    """A chapter importing MuJoCo or Pinocchio (no Pyodide build) would stop at its first cell in
+    JupyterLite: its page names the packages and sends the reader to JupyterLab, with no link.
+    Every chapter is classified from its own code cells, so a chapter that starts importing one
+    loses its link."""
+    chapters = sorted((ROOT / "book" / "chapters").glob("ch*.ipynb"))
+    missing = {c.name[:4]: lite_pages.browser_missing(c) for c in chapters}
+    assert missing["ch01"] == [] and missing["ch08"] == []
+    assert missing["ch09"] == ["mujoco"]
+    assert "pinocchio" in missing["ch11"]
+    bar = lite_pages.no_lite_bar(missing["ch11"], live=True)
+    assert "mujoco, pinocchio" in bar and "make lab" in bar and "href" not in bar
+    assert "run live" in bar and "run live" not in lite_pages.no_lite_bar(["mujoco"], live=False)
+    assert lite_pages._BAR.sub("", "x" + bar + "y") == "xy"

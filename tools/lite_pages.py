@@ -28,6 +28,13 @@ STORAGE_STORES = ("files", "checkpoints")
 
 _HINT = ("opens this chapter as a notebook you can change and run: JupyterLite, Python in "
          "your browser, nothing installed")
+#: what the chapters import that JupyterLite's Pyodide cannot: native engines with no Pyodide
+#: build (mujoco, pinocchio) and modern_robotics, which the lite site does not carry.  A chapter
+#: importing one would stop at its first cell in the browser, so its page says so instead of
+#: offering the link.
+NOT_IN_BROWSER = ("mujoco", "pinocchio", "modern_robotics")
+_IMPORT = re.compile(r"^\s*(?:import|from)\s+([A-Za-z_][\w]*)", re.MULTILINE)
+
 _FILE_HINT = "Editing in the browser needs the book served over http (make serve)"
 
 # The bar's script: from a file, disable the link; otherwise show the restore button when the
@@ -51,6 +58,22 @@ t.oncomplete=function(){db.close();b.hidden=true;b.textContent='Restored';};});}
 })(document.currentScript);</script>"""
 
 
+def browser_missing(notebook: Path) -> list[str]:
+    """The packages of :data:`NOT_IN_BROWSER` that the notebook's code cells import."""
+    cells = json.loads(notebook.read_text(encoding="utf-8")).get("cells", [])
+    code = "\n".join("".join(c.get("source", "")) for c in cells if c.get("cell_type") == "code")
+    return sorted(set(_IMPORT.findall(code)) & set(NOT_IN_BROWSER))
+
+
+def no_lite_bar(missing: list[str], live: bool) -> str:
+    """The bar of a chapter whose code cannot run in the browser: why, and where it runs
+    (``live``: the page has experiments, which still run live)."""
+    still = "; the experiments on this page still run live" if live else ""
+    return ('<div class="sb-lite-bar sb-lite-none"><span class="sb-lite-hint">This chapter\'s code '
+            f'imports {", ".join(missing)}, which do not run in the browser: edit and run it in '
+            f'JupyterLab (<code>make lab</code>){still}.</span></div>\n')
+
+
 def lite_href(pagename: str, pathto) -> str:
     """The lite site's URL of the page's notebook, relative to the page."""
     return pathto(f"{LITE}/notebooks/index.html", 1) + f"?path={pagename}.ipynb"
@@ -72,6 +95,10 @@ def _page_context(app, pagename, templatename, context, doctree) -> None:
     src = Path(app.srcdir) / f"{pagename}.ipynb"
     if not body or not pagename.startswith("chapters/") or not src.is_file():
         return
+    missing = browser_missing(src)
+    if missing:
+        context["body"] = body + no_lite_bar(missing, ">Run live</button>" in body)
+        return
     link = (f' <a class="sb-lite-edit sb-lite-beside" href="{lite_href(pagename, context["pathto"])}">'
             "Edit in your browser</a>")
     body = re.sub(r'(>Run live</button>)', r"\1" + link.replace("\\", "\\\\"), body)
@@ -82,6 +109,7 @@ def _page_context(app, pagename, templatename, context, doctree) -> None:
 
 
 _BAR = re.compile(r'<div class="sb-lite-bar".*?</script></div>\n|'
+                  r'<div class="sb-lite-bar sb-lite-none">.*?</div>\n|'
                   r' <a class="sb-lite-edit sb-lite-beside" href="[^"]*">Edit in your browser</a>',
                   re.DOTALL)
 
