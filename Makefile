@@ -31,12 +31,15 @@ lock: venv
 book: venv
 	$(PY) tools/build_book.py --open
 
-## Serve the built book on http://127.0.0.1:$(PORT)/ (live mode needs http://, not file://).
+## Serve the built book on http://127.0.0.1:$(PORT)/ (live mode and the JupyterLite site,
+## lite/, need http://, not file://; tools/serve_book.py sets the types they need).
 PORT ?= 8000
 serve:
 	@test -f book/_build/html/index.html || { echo "the book is not built yet: run make book" >&2; exit 1; }
 	@echo "Serving the book at http://127.0.0.1:$(PORT)/ (Ctrl-C stops)"
-	$(PYTHON) -m http.server --bind 127.0.0.1 --directory book/_build/html $(PORT)
+	@test -f book/_build/html/lite/jupyter-lite.json && echo "Edit a chapter in your browser: http://127.0.0.1:$(PORT)/lite/notebooks/index.html?path=chapters/ch01_velocity_field.ipynb" \
+	  || echo "(no JupyterLite site in this build: make book says why; the book and live mode work without it)"
+	$(PYTHON) tools/serve_book.py --port $(PORT) --directory book/_build/html
 
 ## Set up and run every test: library, widgets, notebooks (nbval), book build, browsers.
 test: venv

@@ -212,7 +212,19 @@ def build(root: Path = ROOT, allow_missing: bool = False, incremental: bool = Fa
               file=sys.stderr)
         return 1
     print(f"build_book: built in {seconds:.1f} s, offline check passed")
+    lite(html_dir, book)
     return 0
+
+
+def lite(html_dir: Path, book: Path) -> None:
+    """The JupyterLite site in ``html_dir/lite`` (tools/lite_site.py); without it (it says why)
+    the chapter pages lose their "Edit in your browser" links and the book reads as before."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import lite_pages
+    import lite_site
+
+    if (html_dir / "chapters").is_dir() and lite_site.build(html_dir, book) is not None:
+        lite_pages.strip_links(html_dir)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -233,7 +245,8 @@ def main(argv: list[str] | None = None) -> int:
     if rc == 0 and args.open:
         print(f"\nThe book is built. Open it in a browser:\n\n    {index.resolve().as_uri()}\n"
               f"\nLive mode (the Run live buttons) needs it served over http: make serve, then"
-              f"\nopen http://127.0.0.1:8000/ (from file:// only the precomputed frames work)")
+              f"\nopen http://127.0.0.1:8000/ (from file:// only the precomputed frames work);"
+              f"\nso does \"Edit in your browser\" (the chapters in the site's JupyterLite, lite/)")
         try_open(index)
     return rc
 

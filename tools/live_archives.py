@@ -3,6 +3,7 @@
     python3.12 tools/live_archives.py STDLIB_IN STDLIB_OUT SITE_OUT WHEEL [WHEEL ...]
     python3 tools/live_archives.py --no-compile STDLIB_IN STDLIB_OUT SITE_OUT WHEEL [...]
     python3.12 tools/live_archives.py --packages ZIP    # the book's packages' bytecode
+    python3.12 tools/live_archives.py --site SITE_OUT WHEEL [WHEEL ...]   # the site archive alone
 
 * ``STDLIB_OUT`` (``_live/python_stdlib_pyc.zip``): Pyodide's ``python_stdlib.zip`` with each
   module's ``.py`` replaced by its compiled ``.pyc`` (zipimport imports it alone); given to
@@ -179,6 +180,10 @@ def main(argv: list[str]) -> int:
         print(f"live_archives: compiling needs CPython 3.12 (Pyodide 0.27's bytecode), this is "
               f"{sys.version.split()[0]}; use --no-compile", file=sys.stderr)
         return 2
+    if argv[:1] == ["--site"] and len(argv) >= 3:     # the lite site's archive (tools/lite_site.py)
+        counts = site_archive(argv[2:], argv[1], True)
+        print(f"live_archives: {counts['files']} files ({counts['bytes'] / 1e6:.1f} MB) in {argv[1]}")
+        return 0
     if argv[:1] == ["--packages"] and len(argv) == 2:
         print(f"live_archives: bytecode of {packages_bytecode(argv[1])} modules added to {argv[1]}")
         return 0

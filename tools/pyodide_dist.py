@@ -133,6 +133,8 @@ def package_closure(lock: dict, roots=PACKAGES) -> list[str]:
     stack = list(roots)
     while stack:
         name = stack.pop()
+        if name not in pkgs:                  # a ``depends`` may spell it prompt_toolkit
+            name = name.lower().replace("_", "-")
         if name in seen or name in UNUSED:
             continue
         if name not in pkgs:
@@ -142,8 +144,10 @@ def package_closure(lock: dict, roots=PACKAGES) -> list[str]:
     return sorted(seen)
 
 
-def needed_files() -> dict[str, str]:
-    """File name -> expected sha256 of every file the book needs (from the committed hashes)."""
+def needed_files(roots=PACKAGES) -> dict[str, str]:
+    """File name -> expected sha256 of every file the book needs (from the committed hashes):
+    the core and the wheels of ``roots`` with their dependencies (the JupyterLite site,
+    tools/lite_site.py, asks for more roots than live mode's :data:`PACKAGES`)."""
     out: dict[str, str] = {}
     for line in CORE_HASHES.read_text().splitlines():
         if line.strip() and not line.startswith("#"):
@@ -154,7 +158,7 @@ def needed_files() -> dict[str, str]:
     lock = json.loads(LOCK_FILE.read_text())
     if lock["info"]["version"] != PYODIDE_VERSION:
         raise DistributionUnavailable(f"{LOCK_FILE.name} is not Pyodide {PYODIDE_VERSION}")
-    for name in package_closure(lock):
+    for name in package_closure(lock, roots):
         entry = lock["packages"][name]
         out[entry["file_name"]] = entry["sha256"]
     return out
@@ -166,13 +170,14 @@ def _verified(folder: Path, files: dict[str, str]) -> list[str]:
             if not (folder / n).is_file() or sha256_of(folder / n) != digest]
 
 
-def ensure(cache: Path | None = None) -> Path:
-    """A folder holding every needed file, each verified; fetched into the cache when needed.
+def ensure(cache: Path | None = None, roots=PACKAGES) -> Path:
+    """A folder holding every needed file (of ``roots``: :func:`needed_files`), each verified;
+    fetched into the cache when needed.
 
     Raises :class:`DistributionUnavailable` saying why when that is impossible.
     """
     cache = cache or cache_dir()
-    files = needed_files()
+    files = needed_files(roots)
     missing = _verified(cache, files) if cache.is_dir() else list(files)
     if not missing:
         return cache

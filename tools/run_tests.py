@@ -68,8 +68,9 @@ STAGES: list[tuple[str, list[str]]] = [
      [PY, "-m", "pytest", "-q", "tests/book"]),
     ("static site in headless Chromium, network blocked, + axe audit",
      [PY, "-m", "pytest", "-q", "tests/browser/test_static_site.py", "--timeout=600"]),
-    ("live mode of every experiment in the static site (Pyodide in headless Chromium, network blocked)",
-     [PY, "-m", "pytest", "-q", "-s", "tests/browser/test_live.py", "--timeout=600"]),
+    ("live mode of every experiment in the static site, and a chapter edited in the site's "
+     "JupyterLite (Pyodide in headless Chromium, network blocked)",
+     [PY, "-m", "pytest", "-q", "-s", "tests/browser/test_live.py", "tests/browser/test_lite.py", "--timeout=600"]),
     ("a chapter live in JupyterLab (headless Chromium): slider latency",
      [PY, "-m", "pytest", "-q", "-s", "tests/browser/test_jupyterlab.py", "--timeout=600"]),
     ("every chapter in JupyterLab reads as in the book: no raw MyST, numbers shown (Run All)",

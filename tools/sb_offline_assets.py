@@ -84,6 +84,12 @@ def setup(app):
         pass
     else:
         app.setup_extension("live_stage")
+    try:  # "Edit in your browser" links (tools/lite_pages.py; the site: tools/lite_site.py)
+        import lite_pages  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        app.setup_extension("lite_pages")
     if "sphinx_thebe" in app.extensions:
         _drop_thebe_cdn(app)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

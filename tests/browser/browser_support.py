@@ -37,13 +37,14 @@ def is_local(url: str) -> bool:
 
 
 def site_pages(site: Path = SITE) -> list[str]:
-    """Every built HTML page, relative to the site root (no sources, no MathJax internals)."""
+    """Every built HTML page, relative to the site root (no sources, no MathJax internals, not
+    the JupyterLite app in ``lite/``: tests/browser/test_lite.py tests that)."""
     if not (site / "index.html").is_file():
         return []
     pages = []
     for path in sorted(site.rglob("*.html")):
         rel = path.relative_to(site)
-        if rel.parts[0] in ("_static", "_sources", "mathjax", "_images"):
+        if rel.parts[0] in ("_static", "_sources", "mathjax", "_images", "lite"):
             continue
         pages.append(rel.as_posix())
     return pages

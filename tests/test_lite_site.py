@@ -1,0 +1,112 @@
+"""The JupyterLite site's build pieces (tools/lite_site.py, tools/lite_pages.py) that need no
+browser: its pinned wheels agree with the universal lock, the lock it gives Pyodide names every
+package the kernel would otherwise fetch with micropip, and a build without the lite site loses
+its links.  The site itself is tested in Chromium by tests/browser/test_lite.py."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+
+import lite_pages  # noqa: E402
+import lite_site  # noqa: E402
+
+
+def _locked(project: str) -> set[str]:
+    text = (ROOT / "constraints.txt").read_text()
+    return set(re.findall(rf"^{re.escape(project)}==([^\s;]+)", text, re.MULTILINE | re.IGNORECASE))
+
+
+def test_kernel_wheels_are_the_locks_versions():
+    pinned = {p: v for p, v, _ in lite_site.pinned_wheels()}
+    assert set(pinned) == {"comm", "ipywidgets", "jupyterlab-widgets"}
+    for project in ("comm", "ipywidgets"):
+        assert pinned[project] in _locked(project), (project, pinned[project], _locked(project))
+    # the front end: 3.0.15's prebuilt extension (the lock's 3.0.17 wants JupyterLab 4.6)
+    assert pinned["jupyterlab-widgets"].startswith("3.0.")
+    for _, _, digest in lite_site.pinned_wheels():
+        assert re.fullmatch(r"[0-9a-f]{64}", digest)
+
+
+def test_jupyterlite_is_the_06_series_of_the_lock():
+    assert _locked("jupyterlite-core") == {"0.6.4"}
+    assert _locked("jupyterlite-pyodide-kernel") == {"0.6.1"}
+    assert lite_site.jupyterlite_versions()["jupyterlite-core"] == "0.6.4"
+
+
+def test_the_lock_names_what_the_kernel_installs(tmp_path):
+    """Every package jupyterlite-pyodide-kernel 0.6.1 installs at start is a lock entry and in
+    ``loadPyodideOptions.packages`` spelled as the kernel spells it (else it calls piplite,
+    which with PyPI off fails), each entry's file and hash are the served file's."""
+    site = tmp_path / "html"
+    lite = site / "lite"
+    (site / "_live").mkdir(parents=True)
+    (lite / "pyodide").mkdir(parents=True)
+    for name in ("sb_site.tar.gz", "sb_packages.zip"):
+        (site / "_live" / name).write_bytes(name.encode())
+    for name in ("sb_lite_site.zip", lite_site.ALIAS_FILE):
+        (lite / "pyodide" / name).write_bytes(name.encode())
+    lite_site.fontlist_zip(lite / "pyodide" / "sb_fontlist.zip")
+    (lite / "jupyter-lite.json").write_text('{"jupyter-config-data": {}}')
+    lock = lite_site.lite_lock(None, site, lite)
+    lite_site.write_settings(lite, site, lock)
+    import json
+
+    settings = json.loads((lite / "jupyter-lite.json").read_text())["jupyter-config-data"]
+    kernel = settings["litePluginSettings"]["@jupyterlite/pyodide-kernel-extension:kernel"]
+    listed = kernel["loadPyodideOptions"]["packages"]
+    for name in ("micropip", "piplite", *lite_site.KERNEL_START):
+        assert name in listed, name
+        assert lite_site.canonical(name) in lock["packages"], name
+    assert kernel["disablePyPIFallback"] is True
+    assert kernel["pyodideUrl"] == "./../_pyodide/pyodide.js"        # the site's own Pyodide
+    book = lock["packages"]["spatialbook"]
+    assert book["file_name"] == "../_live/sb_packages.zip"           # shared with live mode
+    assert set(book["imports"]) == {"spatialbook", "widgets"}
+    for entry in lock["packages"].values():
+        assert not entry["file_name"].startswith(("http:", "https:", "//")), entry
+        assert re.fullmatch(r"[0-9a-f]{64}", entry["sha256"])
+        for dep in entry["depends"]:
+            assert lite_site.canonical(dep) in lock["packages"], (entry["name"], dep)
+
+
+def test_a_build_without_the_lite_site_loses_its_links(tmp_path):
+    html = tmp_path / "chapters"
+    html.mkdir()
+    bar = lite_pages.bar("chapters/ch01_x", lambda target, n: "../" + target)
+    body = ('<p>a</p><button>Run live</button> <a class="sb-lite-edit sb-lite-beside" '
+            'href="../lite/notebooks/index.html?path=chapters/ch01_x.ipynb">Edit in your browser</a>'
+            '<p>b</p>')
+    (html / "ch01_x.html").write_text(bar + body)
+    assert "Restore the book" in bar and "lite/notebooks/index.html?path=chapters/ch01_x.ipynb" in bar
+    assert lite_pages.strip_links(tmp_path) == 1
+    assert (html / "ch01_x.html").read_text() == "<p>a</p><button>Run live</button><p>b</p>"
+
+
+def test_missing_pieces_are_named(tmp_path):
+    """No live mode staged: the lite build says what is missing and makes nothing."""
+    site = tmp_path / "html"
+    site.mkdir()
+    why = lite_site.build(site)
+    assert why is not None and "_pyodide/pyodide.js" in why
+    assert not (site / "lite").exists()
+
+
+def test_chapters_that_cannot_run_in_the_browser_say_so_instead_of_linking():
+    """A chapter importing MuJoCo or Pinocchio (no Pyodide build) would stop at its first cell in
+    JupyterLite: its page names the packages and sends the reader to JupyterLab, with no link.
+    Every chapter is classified from its own code cells, so a chapter that starts importing one
+    loses its link."""
+    chapters = sorted((ROOT / "book" / "chapters").glob("ch*.ipynb"))
+    missing = {c.name[:4]: lite_pages.browser_missing(c) for c in chapters}
+    assert missing["ch01"] == [] and missing["ch08"] == []
+    assert missing["ch09"] == ["mujoco"]
+    assert "pinocchio" in missing["ch11"]
+    bar = lite_pages.no_lite_bar(missing["ch11"], live=True)
+    assert "mujoco, pinocchio" in bar and "make lab" in bar and "href" not in bar
+    assert "run live" in bar and "run live" not in lite_pages.no_lite_bar(["mujoco"], live=False)
+    assert lite_pages._BAR.sub("", "x" + bar + "y") == "xy"

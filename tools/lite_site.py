@@ -1,0 +1,493 @@
+"""The book's JupyterLite site: ``book/_build/html/lite/``, every chapter editable in the browser.
+
+    .venv/bin/python tools/lite_site.py             # after a build: (re)make the lite site
+    .venv/bin/python tools/lite_site.py --check     # say what is there and what is missing
+
+Called by ``tools/build_book.py`` after the book is built (:func:`build`).  Nothing is fetched
+at the reader's run time: JupyterLite 0.6 (``jupyterlite-core`` and
+``jupyterlite-pyodide-kernel`` from the universal lock, the ``lite`` extra) is run offline
+with the book's own pieces:
+
+* **Pyodide**: the site's own verified Pyodide 0.27.7 (``<site>/_pyodide/``, staged for live
+  mode by ``tools/live_stage.py`` from ``tools/pyodide_dist.py``), shared, not copied: the
+  kernel's ``pyodideUrl`` points at it.  Its standard library is live mode's compiled one
+  (``<site>/_live/python_stdlib_pyc.zip``) when staged.
+* **Wheels**: a lock of our own (``lite/pyodide/sb-lite-lock.json``, given to Pyodide as
+  ``lockFileURL``) lists every package the kernel loads, each with its sha256 (Pyodide
+  checks it with the fetch's integrity): numpy, matplotlib, IPython, jedi, micropip, ssl,
+  sqlite3 and their dependencies from the verified distribution (``pyodide_dist.ensure``
+  with :data:`ROOTS`), ``comm`` and ``ipywidgets`` from PyPI (``tools/lite-wheels.txt``,
+  pinned by hash), the kernel's own ``piplite``, ``pyodide_kernel`` and ``ipykernel`` shim
+  (shipped by ``jupyterlite-pyodide-kernel``), and ``spatialbook`` (the book's packages:
+  live mode's ``<site>/_live/sb_packages.zip``, shared) with matplotlib's prebuilt font list.
+  All of them are named in ``loadPyodideOptions.packages``: ``loadPyodide`` fetches them at
+  once and the kernel installs nothing with micropip; ``import spatialbook, widgets`` works
+  with no ``%pip``.  ``disablePyPIFallback`` is on: a ``%pip install`` of anything else says
+  it is not available instead of reaching for PyPI.
+* **Front end**: JupyterLite's Notebook and JupyterLab apps with the prebuilt extensions of
+  ``jupyterlab_widgets`` 3.0.15 (ipywidgets 8), ``jupyterlab-myst`` (the chapters' MyST, as in
+  ``make lab``) and the book's own ``tools/jupyter/labextensions/spatialbook-lab``; nothing
+  from the build machine's environment (``ignore_sys_prefix``).
+* **Files**: the chapters (outputs cleared: the reader runs them; the stored outputs are in the
+  book's pages) and ``book/models/``, as ``chapters/`` and ``models/``.
+
+JupyterLite's application files depend only on the versions and extensions, so the app is built
+once into ``~/.cache/spatialbook/lite-<key>/`` keyed by a hash of those inputs and copied into
+each build (:func:`app_dir`); the files and the lock are written every time (under a second).
+
+When anything is missing (JupyterLite not installed, the Pyodide distribution or live mode's
+files not staged, a wheel not downloadable), :func:`build` says what and returns the reason;
+the book builds and reads without the lite site, and its pages' "Edit in your browser" links
+are then left out (``tools/lite_pages.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+
+import pyodide_dist  # noqa: E402
+
+LITE = "lite"                                 # the lite site's folder in the built book
+WHEELS_FILE = HERE / "lite-wheels.txt"
+SB_EXTENSION = HERE / "jupyter" / "labextensions" / "spatialbook-lab"
+#: the packages of the verified distribution the kernel needs: its own (micropip, ssl, sqlite3,
+#: IPython, jedi: jupyterlite-pyodide-kernel installs them at start) and the book's
+ROOTS = ("micropip", "ssl", "sqlite3", "ipython", "jedi", "numpy", "matplotlib")
+#: the kernel's own wheels, shipped by jupyterlite-pyodide-kernel (relative to the lite root)
+KERNEL_PYPI = "extensions/@jupyterlite/pyodide-kernel-extension/static/pypi"
+KERNEL_WHEELS = ("piplite", "pyodide_kernel", "ipykernel")
+#: what the kernel installs at start unless named in ``loadPyodideOptions.packages`` (0.6.1)
+KERNEL_START = ("ssl", "sqlite3", "ipykernel", "comm", "pyodide_kernel", "jedi", "ipython")
+#: the name of the book's packages in the lite lock (``import spatialbook, widgets``)
+BOOK_PACKAGE = "spatialbook"
+FONTS_PACKAGE = "sb-matplotlib-fontlist"
+APPS = ("notebooks", "lab")
+
+
+class LiteUnavailable(RuntimeError):
+    """Something the lite site needs is missing (the message says what)."""
+
+
+def cache_root() -> Path:
+    return pyodide_dist.cache_dir().parent
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def pinned_wheels() -> list[tuple[str, str, str]]:
+    """(project, version, sha256) of each line of ``tools/lite-wheels.txt``."""
+    out = []
+    for line in WHEELS_FILE.read_text().splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            req, digest = line.split(" --hash=sha256:")
+            project, version = req.split("==")
+            out.append((project, version, digest.strip()))
+    return out
+
+
+def fetch_wheels(dest: Path) -> dict[str, Path]:
+    """Download (or reuse from ``dest``) every pinned wheel, hash-checked; project -> path."""
+    dest.mkdir(parents=True, exist_ok=True)
+    found: dict[str, Path] = {}
+    wanted = []
+    for project, version, digest in pinned_wheels():
+        stem = project.replace("-", "_")
+        hits = [p for p in dest.glob(f"{stem}-{version}-*.whl") if pyodide_dist.sha256_of(p) == digest]
+        if hits:
+            found[project] = hits[0]
+        else:
+            wanted.append((project, version, digest))
+    if wanted:
+        if os.environ.get("SB_PYODIDE_OFFLINE") == "1":
+            raise LiteUnavailable("fetching is disabled (SB_PYODIDE_OFFLINE=1) and these wheels "
+                                  f"are not cached in {dest}: {[w[0] for w in wanted]}")
+        with tempfile.TemporaryDirectory(prefix="sb-lite-") as tmp:
+            req = Path(tmp) / "requirements.txt"
+            req.write_text("".join(f"{p}=={v} --hash=sha256:{d}\n" for p, v, d in wanted))
+            proc = subprocess.run(
+                [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+                 "--require-hashes", "--disable-pip-version-check", "-q", "-r", str(req),
+                 "-d", tmp], capture_output=True, text=True)
+            if proc.returncode != 0:
+                raise LiteUnavailable("could not download the lite site's wheels "
+                                      f"({WHEELS_FILE.name}): "
+                                      + (proc.stderr.strip().splitlines() or ["?"])[-1])
+            for p in Path(tmp).glob("*.whl"):
+                shutil.copy2(p, dest / p.name)
+        return fetch_wheels(dest)
+    return found
+
+
+def jupyterlite_versions() -> dict[str, str]:
+    """The installed jupyterlite-core and jupyterlite-pyodide-kernel versions."""
+    from importlib import metadata
+
+    out = {}
+    for dist in ("jupyterlite-core", "jupyterlite-pyodide-kernel"):
+        try:
+            out[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            raise LiteUnavailable(f"{dist} is not installed (the 'lite' extra of pyproject.toml; "
+                                  "make venv installs it)") from None
+    if not out["jupyterlite-core"].startswith("0.6."):
+        raise LiteUnavailable(f"jupyterlite-core {out['jupyterlite-core']} is not 0.6.x (the "
+                              "series that runs Pyodide 0.27)")
+    return out
+
+
+def _tree_digest(folder: Path) -> str:
+    h = hashlib.sha256()
+    for p in sorted(folder.rglob("*")):
+        if p.is_file():
+            h.update(p.relative_to(folder).as_posix().encode())
+            h.update(hashlib.sha256(p.read_bytes()).digest())
+    return h.hexdigest()
+
+
+def app_dir(wheels: dict[str, Path]) -> Path:
+    """JupyterLite's application (no files, no lock), built once per set of inputs and cached
+    in ``~/.cache/spatialbook/lite-<key>/app``: the inputs are the JupyterLite versions, the
+    extensions' wheels and folders, and the settings written into it."""
+    versions = jupyterlite_versions()
+    key = hashlib.sha256(json.dumps(
+        [versions, pyodide_dist.sha256_of(wheels["jupyterlab-widgets"]), _tree_digest(SB_EXTENSION),
+         _myst_extension_digest(), _lite_config(), _overrides(), APPS]
+    ).encode()).hexdigest()[:16]
+    out = cache_root() / f"lite-app-{key}"
+    if (out / "jupyter-lite.json").is_file():
+        return out
+    for old in cache_root().glob("lite-app-*"):       # keep one app only
+        if old.is_dir() and old.name != out.name:
+            shutil.rmtree(old, ignore_errors=True)
+    with tempfile.TemporaryDirectory(prefix="sb-lite-") as tmp:
+        tmp = Path(tmp)
+        litedir = tmp / "litedir"
+        litedir.mkdir()
+        (litedir / "jupyter-lite.json").write_text(json.dumps(_lite_config(), indent=1))
+        (litedir / "overrides.json").write_text(json.dumps(_overrides(), indent=1))
+        config = {"LiteBuildConfig": {
+            "apps": list(APPS), "no_sourcemaps": True, "no_unused_shared_packages": True,
+            "ignore_sys_prefix": True, "contents": [],
+            "federated_extensions": [str(wheels["jupyterlab-widgets"]), str(_kernel_extension()),
+                                     str(_myst_extension()), str(SB_EXTENSION)],
+            "output_dir": str(tmp / "out"), "lite_dir": str(litedir)},
+            "PipliteAddon": {"piplite_urls": []}}
+        (litedir / "jupyter_lite_config.json").write_text(json.dumps(config, indent=1))
+        exe = Path(sys.executable).with_name("jupyter")
+        proc = subprocess.run([str(exe), "lite", "build", "--lite-dir", str(litedir)],
+                              cwd=litedir, capture_output=True, text=True)
+        if proc.returncode != 0 or not (tmp / "out" / "jupyter-lite.json").is_file():
+            raise LiteUnavailable("jupyter lite build failed: "
+                                  + "\n".join((proc.stdout + proc.stderr).splitlines()[-15:]))
+        out.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copytree(tmp / "out", out)
+    return out
+
+
+def _share_labextensions() -> Path:
+    return Path(sys.prefix) / "share" / "jupyter" / "labextensions"
+
+
+def _kernel_extension() -> Path:
+    p = _share_labextensions() / "@jupyterlite" / "pyodide-kernel-extension"
+    if not (p / "package.json").is_file():
+        raise LiteUnavailable(f"the Pyodide kernel's extension is missing ({p})")
+    return p
+
+
+def _myst_extension() -> Path:
+    p = _share_labextensions() / "jupyterlab-myst"
+    if not (p / "package.json").is_file():
+        raise LiteUnavailable(f"jupyterlab-myst's prebuilt extension is missing ({p})")
+    return p
+
+
+def _myst_extension_digest() -> str:
+    return json.loads((_myst_extension() / "package.json").read_text())["version"]
+
+
+def _lite_config() -> dict:
+    """The build's jupyter-lite.json: the kernel settings are written by :func:`write_settings`
+    (they name files of the book's own build), here only what the app needs."""
+    return {"jupyter-lite-schema-version": 0,
+            "jupyter-config-data": {"appName": "Spatial vectors (JupyterLite)",
+                                    "disabledExtensions": ["@jupyterlab/apputils-extension:announcements"]}}
+
+
+def _overrides() -> dict:
+    return {"@jupyterlab/apputils-extension:notification": {"fetchNews": "false",
+                                                            "checkForUpdates": False},
+            # every cell in the page, as in the book (no virtual scrolling of long chapters)
+            "@jupyterlab/notebook-extension:tracker": {"autoStartDefaultKernel": True,
+                                                       "windowingMode": "none"}}
+
+
+#: packages with shared libraries, loaded by Pyodide from their own wheels (the rest, pure
+#: Python or extension modules, go into the site archive)
+OWN_WHEELS = ("ssl", "openssl", "sqlite3")
+SITE_PACKAGE = "sb-lite-site"
+#: live mode's site archive (numpy, matplotlib: compiled, trimmed), shared.  Its members are
+#: rooted at ``/`` (``lib/python3.12/site-packages/...``) and a lock entry unpacks into
+#: site-packages, so they land one level down, in :data:`NESTED`, put on ``sys.path`` by
+#: ``PYTHONPATH`` (Python reads it at start; the folder appears when the entry is unpacked,
+#: and Pyodide invalidates the import caches after loading packages).
+LIVE_SITE_PACKAGE = "sb-live-site"
+NESTED = "/lib/python3.12/site-packages/lib/python3.12/site-packages"
+ALIAS_FILE = "sb_alias.zip"
+
+
+def archive_wheels(dist: Path, wheels: dict[str, Path], app: Path) -> list[Path]:
+    """Every wheel whose files go into the site archive: :data:`ROOTS` and their dependencies
+    (less :data:`OWN_WHEELS`), comm, ipywidgets and the kernel's own wheels."""
+    official = json.loads(pyodide_dist.LOCK_FILE.read_text())
+    shared = set(pyodide_dist.package_closure(official))          # in live mode's archive
+    out = [dist / official["packages"][n]["file_name"]
+           for n in pyodide_dist.package_closure(official, ROOTS)
+           if n not in OWN_WHEELS and n not in shared]
+    out += [wheels["comm"], wheels["ipywidgets"]]
+    for name in KERNEL_WHEELS:
+        found = sorted((app / KERNEL_PYPI).glob(f"{name}-*.whl"))
+        if not found:
+            raise LiteUnavailable(f"the kernel's wheel {name} is missing from {app / KERNEL_PYPI}")
+        out.append(found[-1])
+    return out
+
+
+def site_zip(paths: list[Path], dist: Path) -> Path:
+    """The archive wheels' files (tools/live_archives.py ``site_archive``: trimmed as live
+    mode's, each module compiled by a CPython 3.12 when one is found) as one zip rooted at
+    site-packages, which Pyodide unpacks there: imports read bytecode instead of compiling
+    IPython, jedi, numpy and matplotlib in the reader's browser.  Cached by its inputs."""
+    import live_archives
+    from live_compile import compilers
+
+    script = HERE / "live_archives.py"
+    key = hashlib.sha256(json.dumps(
+        [[pyodide_dist.sha256_of(p) for p in paths], script.read_text()]).encode()).hexdigest()[:16]
+    out = cache_root() / "lite-site" / f"sb_lite_site-{key}.zip"
+    if out.is_file():
+        return out
+    out.parent.mkdir(parents=True, exist_ok=True)
+    for old in out.parent.glob("sb_lite_site-*.zip"):
+        old.unlink()
+    with tempfile.TemporaryDirectory(prefix="sb-lite-") as tmp:
+        tar = Path(tmp) / "site.tar.gz"
+        done = False
+        for prefix in compilers(dist):
+            if subprocess.run([*prefix, str(script), "--site", str(tar), *map(str, paths)]).returncode == 0:
+                done = True
+                break
+        if not done:
+            print("lite_site: no CPython 3.12 to compile the kernel's packages: they work, and "
+                  "start slower", file=sys.stderr)
+            live_archives.site_archive([str(p) for p in paths], str(tar), False)
+        import tarfile
+
+        with tarfile.open(tar) as tf, zipfile.ZipFile(Path(tmp) / "site.zip", "w") as zf:
+            for member in tf.getmembers():
+                name = member.name
+                assert name.startswith(live_archives.SITE_PACKAGES), name
+                live_archives.zip_put(zf, name[len(live_archives.SITE_PACKAGES):],
+                                      tf.extractfile(member).read())
+        shutil.move(Path(tmp) / "site.zip", out)
+    return out
+
+
+def lite_lock(dist: Path, site: Path, lite: Path) -> dict:
+    """The lock given to Pyodide: every package the kernel loads, each file named relative to
+    ``<site>/_pyodide/`` (Pyodide's index URL) with its sha256.  The site archive is one
+    entry; the names the kernel asks for (micropip, piplite, IPython, ...) are entries of an
+    empty zip that depend on it."""
+    official = json.loads(pyodide_dist.LOCK_FILE.read_text())
+    packages = {}
+    for name in OWN_WHEELS:
+        entry = dict(official["packages"][name])
+        entry["file_name"] = f"../{LITE}/pyodide/{entry['file_name']}"
+        packages[name] = entry
+
+    def add(name, path: Path, url: str, imports, depends, version="0"):
+        packages[canonical(name)] = {
+            "name": name, "version": version, "file_name": url, "install_dir": "site",
+            "sha256": pyodide_dist.sha256_of(path), "package_type": "package",
+            "imports": list(imports), "depends": list(depends),
+            "unvendored_tests": False, "shared_library": False}
+
+    pyo = lite / "pyodide"
+    add(LIVE_SITE_PACKAGE, site / "_live" / "sb_site.tar.gz", "../_live/sb_site.tar.gz", [], [])
+    add(SITE_PACKAGE, pyo / "sb_lite_site.zip", f"../{LITE}/pyodide/sb_lite_site.zip", [],
+        [LIVE_SITE_PACKAGE])
+    for name in ("micropip", "piplite", *KERNEL_START):
+        if canonical(name) not in packages:
+            add(name, pyo / ALIAS_FILE, f"../{LITE}/pyodide/{ALIAS_FILE}", [name], [SITE_PACKAGE])
+    add(FONTS_PACKAGE, pyo / "sb_fontlist.zip", f"../{LITE}/pyodide/sb_fontlist.zip",
+        [], [LIVE_SITE_PACKAGE])
+    add(BOOK_PACKAGE, site / "_live" / "sb_packages.zip", "../_live/sb_packages.zip",
+        ["spatialbook", "widgets"], [SITE_PACKAGE, FONTS_PACKAGE])
+    return {"info": official["info"], "packages": packages}
+
+
+def canonical(name: str) -> str:
+    """A package's key in a Pyodide lock (``pyodide_kernel`` -> ``pyodide-kernel``)."""
+    return name.lower().replace("_", "-")
+
+
+def fontlist_zip(dest: Path) -> Path:
+    """matplotlib's prebuilt font list as ``matplotlib/fontlist.json`` (Pyodide's matplotlib
+    reads it there; the wheel's own is another version's and is rebuilt at every import, about
+    3 s: widgets/live.py ``install_fontlist``)."""
+    from live_archives import SITE_PACKAGES, kept_fonts, zip_put
+
+    fonts = kept_fonts(json.loads(pyodide_dist.FONTLIST.read_text()))   # the archive's fonts
+    with zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED) as zf:       # matplotlib: in NESTED
+        zip_put(zf, f"{SITE_PACKAGES}matplotlib/fontlist.json", json.dumps(fonts, indent=2))
+    return dest
+
+
+def write_settings(lite: Path, site: Path, lock: dict) -> None:
+    """Point the kernel at the shared Pyodide, the lite lock and the preloaded packages."""
+    path = lite / "jupyter-lite.json"
+    config = json.loads(path.read_text())
+    data = config["jupyter-config-data"]
+    # spelled as jupyterlite-pyodide-kernel spells them: it installs with piplite what it
+    # does not find in this list (Pyodide itself takes either spelling)
+    spelled = {canonical(n): n for n in ("micropip", "piplite", *KERNEL_START)}
+    options = {"lockFileURL": "./pyodide/sb-lite-lock.json",
+               "packages": sorted(spelled.get(n, n) for n in lock["packages"]),
+               "env": {"PYTHONPATH": NESTED}}
+    if (site / "_live" / "python_stdlib_pyc.zip").is_file():
+        options["stdLibURL"] = "../_live/python_stdlib_pyc.zip"
+    data["exposeAppInBrowser"] = True      # window.jupyterapp: the browser test drives it
+    data.setdefault("litePluginSettings", {})["@jupyterlite/pyodide-kernel-extension:kernel"] = {
+        "pyodideUrl": "./../_pyodide/pyodide.js",
+        "disablePyPIFallback": True,
+        "pipliteUrls": [f"./{KERNEL_PYPI}/all.json"],
+        "loadPyodideOptions": options}
+    path.write_text(json.dumps(config, indent=1))
+
+
+def stage_files(dest: Path, book: Path = ROOT / "book") -> int:
+    """The chapters (outputs cleared) and book/models/ as the site's files; returns how many."""
+    import nbformat
+
+    n = 0
+    (dest / "chapters").mkdir(parents=True)
+    for nb_path in sorted((book / "chapters").glob("*.ipynb")):
+        nb = nbformat.read(nb_path, as_version=4)
+        for cell in nb.cells:
+            if cell.cell_type == "code":
+                cell.outputs = []
+                cell.execution_count = None
+        nb.metadata.pop("widgets", None)
+        nb.metadata["kernelspec"] = {"name": "python", "display_name": "Python (Pyodide)",
+                                     "language": "python"}
+        nbformat.write(nb, dest / "chapters" / nb_path.name)
+        n += 1
+    shutil.copytree(book / "models", dest / "models")
+    glossary = book / "glossary.md"
+    if glossary.is_file():
+        shutil.copy2(glossary, dest / "glossary.md")
+    return n
+
+
+def build(site: Path, book: Path = ROOT / "book") -> str | None:
+    """Make ``<site>/lite/`` from ``book``'s chapters and models; return None, or what is
+    missing (the book is fine without it)."""
+    t0 = time.perf_counter()
+    lite = site / LITE
+    shutil.rmtree(lite, ignore_errors=True)
+    try:
+        for need in ("_pyodide/pyodide.js", "_live/sb_packages.zip"):
+            if not (site / need).is_file():
+                raise LiteUnavailable(f"{need} is not in the built site (live mode's files were "
+                                      "not staged: the Pyodide distribution is unavailable)")
+        try:
+            dist = pyodide_dist.ensure(roots=pyodide_dist.PACKAGES + ROOTS)
+        except pyodide_dist.DistributionUnavailable as exc:
+            raise LiteUnavailable(f"the Pyodide packages of the kernel: {exc}") from None
+        wheels = fetch_wheels(cache_root() / "lite-wheels")
+        app = app_dir(wheels)
+        shutil.copytree(app, lite)
+        pyo = lite / "pyodide"
+        pyo.mkdir()
+        official = json.loads(pyodide_dist.LOCK_FILE.read_text())
+        for name in OWN_WHEELS:
+            fname = official["packages"][name]["file_name"]
+            shutil.copy2(dist / fname, pyo / fname)
+        shutil.copy2(site_zip(archive_wheels(dist, wheels, app), dist), pyo / "sb_lite_site.zip")
+        with zipfile.ZipFile(pyo / ALIAS_FILE, "w"):
+            pass
+        fontlist_zip(pyo / "sb_fontlist.zip")
+        lock = lite_lock(dist, site, lite)
+        (pyo / "sb-lite-lock.json").write_text(json.dumps(lock))
+        write_settings(lite, site, lock)
+        with tempfile.TemporaryDirectory(prefix="sb-lite-files-") as tmp:
+            n = stage_files(Path(tmp) / "files", book)
+            _add_contents(lite, Path(tmp) / "files")
+    except LiteUnavailable as exc:
+        shutil.rmtree(lite, ignore_errors=True)
+        print(f"lite_site: the JupyterLite site is NOT in this build ('Edit in your browser' "
+              f"links left out; the book reads without it): {exc}", file=sys.stderr)
+        return str(exc)
+    size = sum(p.stat().st_size for p in lite.rglob("*") if p.is_file())
+    print(f"lite_site: {LITE}/ built in {time.perf_counter() - t0:.1f} s: {n} chapters, "
+          f"{size / 1e6:.1f} MB added (Pyodide and the book's packages shared with live mode)")
+    return None
+
+
+def _add_contents(lite: Path, files: Path) -> None:
+    """Copy ``files`` to ``lite/files`` and index each folder in ``lite/api/contents/<folder>/
+    all.json`` as JupyterLite's contents addon does (the same fields; written here, so the
+    cached app is not built again when a chapter changes)."""
+    import mimetypes
+    from datetime import datetime, timezone
+
+    shutil.copytree(files, lite / "files")
+
+    def stamp(p: Path) -> str:
+        return datetime.fromtimestamp(p.stat().st_mtime, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+    def model(p: Path, rel: str) -> dict:
+        folder = p.is_dir()
+        kind = "directory" if folder else "notebook" if p.suffix == ".ipynb" else "file"
+        return {"content": None, "created": stamp(p), "format": None, "hash": None,
+                "hash_algorithm": None, "last_modified": stamp(p),
+                "mimetype": None if folder or kind == "notebook" else mimetypes.guess_type(p.name)[0],
+                "name": p.name if rel else "", "path": rel,
+                "size": None if folder else p.stat().st_size, "type": kind, "writable": True}
+
+    for folder in [lite / "files", *sorted(d for d in (lite / "files").rglob("*") if d.is_dir())]:
+        rel = folder.relative_to(lite / "files").as_posix()
+        rel = "" if rel == "." else rel
+        index = dict(model(folder, rel), format="json",
+                     content=[model(c, f"{rel}/{c.name}".lstrip("/")) for c in sorted(folder.iterdir())])
+        out = lite / "api" / "contents" / rel / "all.json"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(index))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--site", type=Path, default=ROOT / "book" / "_build" / "html")
+    args = ap.parse_args(argv)
+    return 0 if build(args.site.resolve()) is None else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
