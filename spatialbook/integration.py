@@ -212,7 +212,7 @@ def rk4_step(tree, q, qd, acceleration, dt, t=0.0) -> tuple[np.ndarray, np.ndarr
     L(theta, v) is the rate of theta at which q (+) theta moves with the rates v.  For a one-dof
     joint it is v itself (so those joints get classical RK4).  For a free joint with body twist
     xi (its six entries of v, body axes at q (+) theta), differentiating q exp(theta(t)) gives
-    xi = theta' - [theta, theta']/2 + [theta, [theta, theta']]/6 - ..., whose inverse is
+    xi = theta' - [theta, theta']/2 + [theta, [theta, theta']]/6 - ..., whose inverse is::
 
         L(theta, xi) = xi + [theta, xi]/2 + [theta, [theta, xi]]/12 + O(|theta|^4 |xi|),
 
