@@ -185,3 +185,22 @@ def test_experiment_selects_the_right_tests():
         assert any(i.startswith(f + "::") and "bifold_door" in i for i in ids), f
     others = [n for n in __import__("widgets").EXPERIMENTS if n != "bifold_door"]
     assert not [i for i in ids if any(f"[{n}" in i or f"-{n}]" in i for n in others)]
+
+
+def test_fast_splits_stage_1_into_two_processes_that_run_the_same_tests(tmp_path):
+    """make test-fast runs stage 1 as two pytest processes: FAST_SPLIT's files in one, the same
+    command with exactly those files ignored in the other, both sampled, each its own report."""
+    name, cmd = run_tests.STAGES[0]
+    fast = run_tests._command(1, cmd, tmp_path, False, sampled=True)
+    split, rest = run_tests.split_fast(fast, tmp_path)
+    root = Path(run_tests.ROOT)
+    assert run_tests.FAST_SPLIT and all((root / f).is_file() for f in run_tests.FAST_SPLIT)
+    assert all(f"--ignore={f}" not in fast for f in run_tests.FAST_SPLIT)
+    ignores = [f"--ignore={f}" for f in run_tests.FAST_SPLIT]
+    assert [a for a in rest if a not in ignores] == fast and all(i in rest for i in ignores)
+    assert [a for a in split if a.endswith(".py")] == run_tests.FAST_SPLIT
+    assert run_tests.SAMPLED in split and run_tests.SAMPLED in rest
+    reports = [a for c in (split, rest) for a in c if a.startswith("--junitxml=")]
+    assert len(reports) == 2 and len(set(reports)) == 2
+    other = [sys.executable, "-m", "spatialbook", "check"]
+    assert run_tests.split_fast(other, tmp_path) == [other]
