@@ -18,7 +18,9 @@ stages one after the other, streaming their output.
 ``--fast`` (``make test-fast``, the author's loop) runs stages 1-2 with stage 1 *sampled*
 (pytest ``--sampled``, tests/sampling.py): the exhaustive fuzz, sweep and property runs take a
 seeded subset that still reaches every experiment, control and public function; ``make test``
-runs them whole.  ``--experiment NAME`` (``make test-experiment NAME=...``) runs one registered
+runs them whole.  There, stage 1 is two pytest processes at once, one per core
+(:data:`FAST_SPLIT`: the same tests and ids, split by file).  In the lanes, stage 3 (the
+other Pythons) tests a second interpreter at a time once the book lane has ended.  ``--experiment NAME`` (``make test-experiment NAME=...``) runs one registered
 experiment's own tests (tests/test_widget_<module>.py) and every registry-wide test of it,
 unsampled.
 """
@@ -144,8 +146,9 @@ def _command(number: int, cmd: list[str], reports: Path, lanes: bool,
         cmd = [cmd[0], cmd[1], "--junitxml", str(reports / f"stage{number}"), *cmd[2:]]
     elif cmd[1:2] == ["tools/test_pythons.py"] and lanes:
         # one at a time: two at a time at a lower priority beside the book lane was measured
-        # no faster in all (957.6 s against 952.4 s) and slowed the browser stages by 55 s
-        cmd = [*cmd, "--jobs", "1"]
+        # no faster in all (957.6 s against 952.4 s) and slowed the browser stages by 55 s;
+        # two at a time once the other lane has ended (run_lanes creates LANE_ENDED)
+        cmd = [*cmd, "--jobs", "1", "--more-jobs-when", str(reports / LANE_ENDED)]
     return cmd
 
 
@@ -179,6 +182,10 @@ def _run_split(cmds: list[list[str]], env: dict, reports: Path) -> int:
         sys.stdout.write(log.read_text(encoding="utf-8", errors="replace"))
     sys.stdout.flush()
     return next((rc for rc in codes if rc != 0), 0)
+
+
+#: the file run_lanes creates in the reports folder when a lane has run all its stages
+LANE_ENDED = "lane-ended"
 
 
 def _report(number: int, name: str, rc: int) -> None:
@@ -242,6 +249,7 @@ def run_lanes(env: dict, reports: Path) -> list[tuple[int, float, int]]:
             if rc != 0:
                 failed.set()
                 return
+        (reports / LANE_ENDED).touch()        # a core is free: stage 3 may use it
 
     print(f"=== two lanes at once: stages {', '.join(map(str, LANES[0]))} and stages "
           f"{', '.join(map(str, LANES[1]))}; each stage's output follows when it ends", flush=True)

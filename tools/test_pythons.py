@@ -196,6 +196,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--keep", action="store_true", help="keep the virtual environments (printed path)")
     ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
                     help="interpreters tested at once (default: 2; each pytest uses one core)")
+    ap.add_argument("--more-jobs-when", type=Path, default=None, metavar="FILE",
+                    help="one more interpreter at a time once FILE exists (make test's runner "
+                         "creates it when its other lane has ended and left a core free)")
     args = ap.parse_args(argv)
     found = discover()
     main_version = main_venv_python()
@@ -230,8 +233,21 @@ def main(argv: list[str] | None = None) -> int:
               f"(set-up {row.get('setup_s', 0):.0f} s, tests {row.get('test_s', 0):.0f} s)", flush=True)
         return row
 
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        rows = list(pool.map(run, todo))
+    def limit() -> int:
+        more = args.more_jobs_when is not None and args.more_jobs_when.exists()
+        return max(1, args.jobs) + (1 if more else 0)
+
+    rows: list = [None] * len(todo)
+    pending, running = list(enumerate(todo)), {}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, len(todo))) as pool:
+        while pending or running:
+            while pending and len(running) < limit():     # in order: the longest (3.10) first
+                i, item = pending.pop(0)
+                running[pool.submit(run, item)] = i
+            done, _ = concurrent.futures.wait(list(running), timeout=2.0,
+                                              return_when=concurrent.futures.FIRST_COMPLETED)
+            for future in done:
+                rows[running.pop(future)] = future.result()
     for r in rows:
         if not r["ok"]:
             lines = Path(r["log"]).read_text(encoding="utf-8", errors="replace").splitlines()
