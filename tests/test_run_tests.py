@@ -185,3 +185,56 @@ def test_experiment_selects_the_right_tests():
         assert any(i.startswith(f + "::") and "bifold_door" in i for i in ids), f
     others = [n for n in __import__("widgets").EXPERIMENTS if n != "bifold_door"]
     assert not [i for i in ids if any(f"[{n}" in i or f"-{n}]" in i for n in others)]
+
+
+def test_fast_splits_stage_1_into_two_processes_that_run_the_same_tests(tmp_path):
+    """make test-fast runs stage 1 as two pytest processes: FAST_SPLIT's files in one, the same
+    command with exactly those files ignored in the other, both sampled, each its own report."""
+    name, cmd = run_tests.STAGES[0]
+    fast = run_tests._command(1, cmd, tmp_path, False, sampled=True)
+    split, rest = run_tests.split_fast(fast, tmp_path)
+    root = Path(run_tests.ROOT)
+    assert run_tests.FAST_SPLIT and all((root / f).is_file() for f in run_tests.FAST_SPLIT)
+    assert all(f"--ignore={f}" not in fast for f in run_tests.FAST_SPLIT)
+    ignores = [f"--ignore={f}" for f in run_tests.FAST_SPLIT]
+    assert [a for a in rest if a not in ignores] == fast and all(i in rest for i in ignores)
+    assert [a for a in split if a.endswith(".py")] == run_tests.FAST_SPLIT
+    assert run_tests.SAMPLED in split and run_tests.SAMPLED in rest
+    reports = [a for c in (split, rest) for a in c if a.startswith("--junitxml=")]
+    assert len(reports) == 2 and len(set(reports)) == 2
+    other = [sys.executable, "-m", "spatialbook", "check"]
+    assert run_tests.split_fast(other, tmp_path) == [other]
+
+
+@pytest.mark.parametrize("lane_ends", [False, True], ids=["lane-busy", "lane-ended"])
+def test_other_pythons_take_a_second_core_once_the_other_lane_ends(monkeypatch, tmp_path, lane_ends):
+    """Stage 3 in lanes tests one interpreter at a time, two once run_lanes has created its
+    LANE_ENDED file (here: while the first interpreter runs), and every interpreter once."""
+    import threading
+    import time
+
+    import test_pythons as tp
+
+    monkeypatch.setattr(tp, "discover", lambda: {"3.10.1": "/p310", "3.12.1": "/p312", "3.13.0": "/p313"})
+    monkeypatch.setattr(tp, "main_venv_python", lambda: "3.11.7")
+    monkeypatch.setattr(tp, "pyodide_pins", lambda: ["numpy==2.0.2"])
+    flag, lock, now, seen, ran = tmp_path / run_tests.LANE_ENDED, threading.Lock(), [0], [], []
+
+    def fake(version, exe, workdir, pins=None, smoke=False):
+        with lock:
+            now[0] += 1
+            seen.append(now[0])
+            ran.append(version)
+        if version == "3.10.1" and lane_ends:
+            flag.touch()
+        time.sleep(0.4)
+        with lock:
+            now[0] -= 1
+        return {"version": version, "path": exe, "log": str(tmp_path / "log"), "ok": True, "why": ""}
+
+    monkeypatch.setattr(tp, "test_one", fake)
+    cmd = run_tests._command(3, [sys.executable, "tools/test_pythons.py"], tmp_path, True)
+    assert cmd[2:] == ["--jobs", "1", "--more-jobs-when", str(flag)]
+    assert tp.main(cmd[2:]) == 0
+    assert sorted(ran) == ["3.10.1", "3.12 + Pyodide's drawing stack", "3.12.1", "3.13.0"]
+    assert seen[0] == 1 and max(seen) == (2 if lane_ends else 1), seen

@@ -18,7 +18,9 @@ stages one after the other, streaming their output.
 ``--fast`` (``make test-fast``, the author's loop) runs stages 1-2 with stage 1 *sampled*
 (pytest ``--sampled``, tests/sampling.py): the exhaustive fuzz, sweep and property runs take a
 seeded subset that still reaches every experiment, control and public function; ``make test``
-runs them whole.  ``--experiment NAME`` (``make test-experiment NAME=...``) runs one registered
+runs them whole.  There, stage 1 is two pytest processes at once, one per core
+(:data:`FAST_SPLIT`: the same tests and ids, split by file).  In the lanes, stage 3 (the
+other Pythons) tests a second interpreter at a time once the book lane has ended.  ``--experiment NAME`` (``make test-experiment NAME=...``) runs one registered
 experiment's own tests (tests/test_widget_<module>.py) and every registry-wide test of it,
 unsampled.
 """
@@ -107,6 +109,12 @@ FAST_STAGES = 2
 #: the pytest option of stage 1 in `make test-fast` (tests/conftest.py, tests/sampling.py)
 SAMPLED = "--sampled"
 
+#: `make test-fast` runs its stage 1 as two pytest processes at once, one per core (no plugin:
+#: the files below in one, every other file in the other; the same tests, the same ids): these
+#: four files took 49 % of the sampled run's time (663 of 1342 s of summed test time, load 10)
+FAST_SPLIT = ["tests/test_widget_controls.py", "tests/test_widget_live.py",
+              "tests/test_widget_text.py", "tests/test_widget_layout.py"]
+
 #: the files of the registry-wide tests, each parametrized by the experiment's registry name
 REGISTRY_TESTS = ["tests/test_widgets.py", "tests/test_widget_controls.py",
                   "tests/test_widget_layout.py", "tests/test_widget_text.py",
@@ -139,9 +147,46 @@ def _command(number: int, cmd: list[str], reports: Path, lanes: bool,
         cmd = [cmd[0], cmd[1], "--junitxml", str(reports / f"stage{number}"), *cmd[2:]]
     elif cmd[1:2] == ["tools/test_pythons.py"] and lanes:
         # one at a time: two at a time at a lower priority beside the book lane was measured
-        # no faster in all (957.6 s against 952.4 s) and slowed the browser stages by 55 s
-        cmd = [*cmd, "--jobs", "1"]
+        # no faster in all (957.6 s against 952.4 s) and slowed the browser stages by 55 s;
+        # two at a time once the other lane has ended (run_lanes creates LANE_ENDED)
+        cmd = [*cmd, "--jobs", "1", "--more-jobs-when", str(reports / LANE_ENDED)]
     return cmd
+
+
+def split_fast(cmd: list[str], reports: Path) -> list[list[str]]:
+    """Stage 1 of ``--fast`` as two pytest commands that together run what ``cmd`` runs:
+    :data:`FAST_SPLIT`'s files, and ``cmd`` with them ignored, each with its own JUnit report.
+    A command that is not pytest is returned alone."""
+    if "pytest" not in cmd:
+        return [cmd]
+    i = cmd.index("-q") + 1
+    rest = [*cmd[:i], *cmd[i:]]
+    rest[i:i] = [f"--ignore={f}" for f in FAST_SPLIT]
+    tail = [a for a in cmd[i:] if a.startswith("-") and not a.startswith(("--ignore", "--junitxml"))]
+    split = [*cmd[:i], *FAST_SPLIT, *tail, f"--junitxml={reports / 'stage1-split.xml'}"]
+    return [split, rest]
+
+
+def _run_split(cmds: list[list[str]], env: dict, reports: Path) -> int:
+    """The commands at once: the last one's output streamed, the others' captured and printed
+    whole when they end; the first non-zero exit code, else 0."""
+    logs = [reports / f"stage1-{i}.log" for i in range(len(cmds) - 1)]
+    outs = [open(log, "wb") for log in logs]
+    procs = [subprocess.Popen(c, cwd=ROOT, env=env, stdout=o, stderr=subprocess.STDOUT)
+             for c, o in zip(cmds, outs)]
+    procs.append(subprocess.Popen(cmds[-1], cwd=ROOT, env=env))
+    codes = [p.wait() for p in procs]
+    for c, o, log, rc in zip(cmds, outs, logs, codes):
+        o.close()
+        print(f"--- the other process ({'ok' if rc == 0 else f'FAIL, exit {rc}'}): $ {' '.join(c)}",
+              flush=True)
+        sys.stdout.write(log.read_text(encoding="utf-8", errors="replace"))
+    sys.stdout.flush()
+    return next((rc for rc in codes if rc != 0), 0)
+
+
+#: the file run_lanes creates in the reports folder when a lane has run all its stages
+LANE_ENDED = "lane-ended"
 
 
 def _report(number: int, name: str, rc: int) -> None:
@@ -157,10 +202,14 @@ def run_serial(numbers: list[int], env: dict, reports: Path,
     for number in numbers:
         name, cmd = STAGES[number - 1]
         cmd = _command(number, cmd, reports, False, sampled)
+        cmds = split_fast(cmd, reports) if sampled and number == 1 else [cmd]
         print(f"\n=== {number}. {name}{' (sampled)' if sampled and number == 1 else ''}\n"
-              f"$ {' '.join(cmd)}", flush=True)
+              + "\n".join(f"$ {' '.join(c)}" for c in cmds)
+              + ("\n(two processes at once: the second's output follows, then the first's)" if len(cmds) > 1
+                 else ""), flush=True)
         t0 = time.perf_counter()
-        rc = subprocess.call(cmd, cwd=ROOT, env=env)
+        rc = (_run_split(cmds, env, reports) if len(cmds) > 1
+              else subprocess.call(cmd, cwd=ROOT, env=env))
         _report(number, name, rc)
         timings.append((number, time.perf_counter() - t0, rc))
         if rc != 0:
@@ -201,6 +250,7 @@ def run_lanes(env: dict, reports: Path) -> list[tuple[int, float, int]]:
             if rc != 0:
                 failed.set()
                 return
+        (reports / LANE_ENDED).touch()        # a core is free: stage 3 may use it
 
     print(f"=== two lanes at once: stages {', '.join(map(str, LANES[0]))} and stages "
           f"{', '.join(map(str, LANES[1]))}; each stage's output follows when it ends", flush=True)

@@ -7,8 +7,10 @@ For each interpreter of 3.10-3.13 found on this machine (on PATH, in the usual s
 under pyenv; found, never hard-coded), other than the one the main ``.venv`` was made with (stage 1
 of ``make test`` already runs the same tests there), it makes a fresh virtual environment from the
 universal lock with ``tools/setup_venv.py``, then runs the self-check and the library and widget
-tests (the exhaustive drawing suites only where the lock gives another drawing stack than the main
-.venv's: see ``DRAWING_SUITES``).  Another patch release of the main .venv's minor version (Debian's
+tests *sampled* (pytest ``--sampled``, as ``make test-fast``: every test, every experiment, control
+and public function, with the exhaustive fuzz, sweep and property runs on their seeded subset,
+which stage 1 runs whole; see ``LIBRARY_TESTS``), the drawing suites only where the lock gives
+another drawing stack than the main .venv's (see ``DRAWING_SUITES``).  Another patch release of the main .venv's minor version (Debian's
 3.11.2 beside pyenv's 3.11.7) gets the set-up and the self-check only: the same lock installs
 the same wheels, and stage 1 runs the tests on that minor version.  Minor versions not found are listed as not tested; finding
 none at all is a failure, and so is any failing interpreter.  The table at the end gives each
@@ -39,8 +41,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PROMISED = ((3, 10), (3, 11), (3, 12), (3, 13))
+#: the library and widget tests, *sampled* (pytest ``--sampled``, tests/sampling.py, as in
+#: ``make test-fast``): every test runs and reaches every experiment, control and public function,
+#: while the exhaustive fuzz, sweep and property runs take their seeded subset; stage 1 runs them
+#: whole on the main .venv, and they test the physics and the drawing, not the interpreter
 LIBRARY_TESTS = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "tests", "spatialbook",
-                 "--ignore=tests/browser", "--ignore=tests/notebooks", "--ignore=tests/book"]
+                 "--ignore=tests/browser", "--ignore=tests/notebooks", "--ignore=tests/book",
+                 "--sampled"]
 PROBE = "import json, os, platform, sys; print(json.dumps([os.path.realpath(sys.executable), platform.python_version()]))"
 
 #: The exhaustive drawing suites (every control of every experiment at random states, every
@@ -160,7 +167,7 @@ def _test_one(version, exe, venv, env, log, row, workdir, pins=None, smoke=False
             return {**row, "ok": False, "why": f"installing {' '.join(pins)} failed"}
         row["drawing"] = "Pyodide's drawing stack: " + ", ".join(pins[:3]) + ": text and layout"
         rc = subprocess.call([py, "-m", "pytest", "-q", "-p", "no:cacheprovider", *PYODIDE_SUITES,
-                              f"--junitxml={xml}"], **out)
+                              "--sampled", f"--junitxml={xml}"], **out)
         row["test_s"] = time.perf_counter() - t0
         row["passed"], row["failed"], row["skipped"] = junit_counts(xml) if xml.exists() else (0, 0, 0)
         if rc != 0:
@@ -189,6 +196,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--keep", action="store_true", help="keep the virtual environments (printed path)")
     ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
                     help="interpreters tested at once (default: 2; each pytest uses one core)")
+    ap.add_argument("--more-jobs-when", type=Path, default=None, metavar="FILE",
+                    help="one more interpreter at a time once FILE exists (make test's runner "
+                         "creates it when its other lane has ended and left a core free)")
     args = ap.parse_args(argv)
     found = discover()
     main_version = main_venv_python()
@@ -223,8 +233,21 @@ def main(argv: list[str] | None = None) -> int:
               f"(set-up {row.get('setup_s', 0):.0f} s, tests {row.get('test_s', 0):.0f} s)", flush=True)
         return row
 
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        rows = list(pool.map(run, todo))
+    def limit() -> int:
+        more = args.more_jobs_when is not None and args.more_jobs_when.exists()
+        return max(1, args.jobs) + (1 if more else 0)
+
+    rows: list = [None] * len(todo)
+    pending, running = list(enumerate(todo)), {}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, len(todo))) as pool:
+        while pending or running:
+            while pending and len(running) < limit():     # in order: the longest (3.10) first
+                i, item = pending.pop(0)
+                running[pool.submit(run, item)] = i
+            done, _ = concurrent.futures.wait(list(running), timeout=2.0,
+                                              return_when=concurrent.futures.FIRST_COMPLETED)
+            for future in done:
+                rows[running.pop(future)] = future.result()
     for r in rows:
         if not r["ok"]:
             lines = Path(r["log"]).read_text(encoding="utf-8", errors="replace").splitlines()

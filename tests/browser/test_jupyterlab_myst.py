@@ -2,7 +2,9 @@
 
 JupyterLab (with ``jupyterlab-myst``, from the book extra) is started as in test_jupyterlab.py,
 on COPIES of the chapters in a temporary folder (the committed notebooks are never rewritten).
-For each chapter, headless Chromium (network blocked) opens it and checks the markdown cells
+One JupyterLab page in headless Chromium (network blocked) serves every chapter: it opens each
+chapter in turn, as a reader opens a file (``docmanager:open``; the previous one closed, its
+kernel shut down), and checks the markdown cells
 
 1. as opened, with the numbers stored by ``tools/execute_notebooks.py`` (no kernel run yet), and
 2. after *Run > Run All Cells*, with every number re-evaluated by the live kernel:
@@ -29,7 +31,8 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import ROOT, JupyterLab, shutdown_kernels, start_run_all, wait_lab_idle
+from browser_support import (ROOT, JupyterLab, NetworkGuard, shutdown_kernels, start_run_all,
+                             wait_lab_idle)
 
 CHAPTERS = Path(os.environ.get("SB_LAB_MYST_DIR", ROOT / "book" / "chapters"))
 PATTERN = os.environ.get("SB_LAB_MYST_CHAPTERS", "ch*.ipynb")
@@ -92,6 +95,47 @@ def lab(tmp_path_factory):
         yield base
 
 
+@pytest.fixture(scope="module")
+def lab_context(browser):
+    """One browser context for every chapter (conftest's ``context``, network blocked, kept for
+    the module): JupyterLab's scripts are fetched and compiled once, then come from the
+    context's cache, instead of once per chapter in a fresh context."""
+    guard = NetworkGuard()
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US",
+                              service_workers="block")
+    ctx.route("**/*", guard.route)
+    ctx.guard = guard
+    yield ctx
+    ctx.close()
+
+
+@pytest.fixture(scope="module")
+def lab_page(lab, lab_context):
+    """One JupyterLab page for every chapter: the application starts once (its start-up, tens of
+    seconds of a loaded core, was paid again for each chapter when each had its own page), and
+    each chapter is opened in it as a reader opens a file (``docmanager:open``), then closed."""
+    p = lab_context.new_page()
+    p.set_default_timeout(60_000)
+    p.goto(f"{lab}/lab?reset", wait_until="domcontentloaded")
+    p.wait_for_function("() => !!window.jupyterapp", timeout=90_000)
+    p.evaluate("() => window.jupyterapp.restored.then(() => true)")
+    yield p
+    p.close()
+
+
+#: close every open document: its kernel shut down, its changes dropped (the copies are never
+#: saved), its widget disposed (the next chapter is then the only notebook in the page)
+CLOSE_ALL_JS = """async () => {
+    const app = window.jupyterapp;
+    for (const w of Array.from(app.shell.widgets('main'))) {
+        if (w.sessionContext) await w.sessionContext.shutdown();
+        if (w.context && w.context.model) w.context.model.dirty = false;
+        w.dispose();
+    }
+    return true;
+}"""
+
+
 def _wait_rendered(page, timeout=60_000):
     """The MyST renderer works asynchronously, cell by cell, after the cells attach."""
     try:
@@ -150,18 +194,26 @@ def _problems(cells, roles, when):
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[p.stem[:4] for p in NOTEBOOKS])
-def test_chapter_reads_in_jupyterlab(lab, page, notebook):
-    base = lab
+def test_chapter_reads_in_jupyterlab(lab, lab_page, lab_context, notebook):
+    base, page = lab, lab_page
+    seen = len(lab_context.guard.blocked)
     roles = _eval_roles(notebook)
-    page.set_default_timeout(60_000)
-    page.goto(f"{base}/lab/tree/{notebook.name}?reset", wait_until="domcontentloaded")  # only this tab
+    page.evaluate(CLOSE_ALL_JS)                           # only this chapter (as ?reset did)
+    shutdown_kernels(base)
+    t0 = time.perf_counter()
+    page.evaluate("(path) => window.jupyterapp.commands.execute('docmanager:open', {path})"
+                  ".then(() => true)", notebook.name)
+    page.wait_for_function("(path) => { const w = window.jupyterapp.shell.currentWidget;"
+                           " return !!w && !!w.context && w.context.path === path; }",
+                           arg=notebook.name, timeout=90_000)
     page.wait_for_selector(".jp-Notebook .jp-MarkdownCell", timeout=90_000)
     wait_lab_idle(page)
     _wait_rendered(page)
     _, problems = _settled_problems(page, roles, "as opened")
-
+    t1 = time.perf_counter()
     start_run_all(page)                                   # clicked once the kernel is connected
     wait_lab_idle(page)
+    t2 = time.perf_counter()
     _wait_rendered(page)
     # the last markdown cells' expressions come back after the code: settle on them
     cells, after = _settled_problems(page, roles, "after Run All")
@@ -171,8 +223,13 @@ def test_chapter_reads_in_jupyterlab(lab, page, notebook):
     first = page.locator(".jp-Notebook .jp-MarkdownCell").nth(1)
     first.scroll_into_view_if_needed()
     page.screenshot(path=str(SHOTS / f"sb_lab_myst_{notebook.stem[:4]}.png"))
-    page.close()
+    t3 = time.perf_counter()
+    page.evaluate(CLOSE_ALL_JS)
     shutdown_kernels(base)   # one chapter's kernel at a time on a small machine
+    print(f"{notebook.stem[:4]}: opened and checked {t1 - t0:.1f} s, Run All {t2 - t1:.1f} s, "
+          f"checked {t3 - t2:.1f} s, closed {time.perf_counter() - t3:.1f} s")
+    blocked = lab_context.guard.blocked[seen:]
+    assert not blocked, f"page tried to reach the network: {blocked}"
     assert not problems, "\n".join(problems[:30])
     if notebook.name.startswith("ch08"):   # the first number of chapter 8, computed here
         import spatialbook as sb
