@@ -7,7 +7,8 @@ compares the drawn ink of each artist, drawn as the book and live mode draw it; 
 tolerances are stated there (texts >= 1 px apart, <= 3 px of a text on a line or patch, 1.5 px
 past an edge).  The checker is itself tested on figures made to collide.
 
-In ``make test-fast`` (``--sampled``) the random settings are left out.
+In ``make test-fast`` (``--sampled``) the random settings are left out and the main control
+takes 3 frames (its ends and middle).
 """
 
 from __future__ import annotations
@@ -35,9 +36,9 @@ def _ends(cls) -> list[dict]:
 
 def _cases(exp) -> list[dict]:
     """Defaults, each control's ends, the main control's sweep (9 of the book's frames: the
-    door passes its labels) and, in ``make test``, two seeded random settings."""
+    door passes its labels; 3 sampled) and, in ``make test``, two seeded random settings."""
     cls = type(exp)
-    sweep = [{exp.main_control: v} for v in exp.sweep_values(n=9)]
+    sweep = [{exp.main_control: v} for v in exp.sweep_values(n=3 if sampled() else 9)]
     cases = [{}] + _ends(cls) + sweep + ([] if sampled() else settings(cls, 33, 2))
     return [c for i, c in enumerate(cases) if c not in cases[:i]]
 
