@@ -64,29 +64,29 @@ class _Counting(serve_book.Handler):
 
 
 @pytest.fixture()
-def reader(tmp_path):
-    """(persistent context, site URL, console errors, requests seen)."""
-    from playwright.sync_api import sync_playwright
-
+def reader(tmp_path, browser):
+    """(persistent context, site URL, console errors, requests seen).  The persistent context is
+    launched through the session's Playwright (``browser.browser_type``): a second
+    ``sync_playwright()`` in the same pytest process as test_live.py's would refuse to start
+    inside the first one's event loop."""
     _Counting.log = []
     server = http.server.ThreadingHTTPServer(
         ("127.0.0.1", 0), functools.partial(_Counting, directory=str(SITE)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     errors: list[str] = []
     seen: list[str] = []
-    with sync_playwright() as pw:
-        ctx = pw.chromium.launch_persistent_context(
-            str(tmp_path / "profile"), executable_path=str(ensure_browser.ensure()), headless=True,
-            args=CHROMIUM_ARGS + ["--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"],
-            viewport={"width": 1280, "height": 900})
-        ctx.on("request", lambda r: seen.append(r.url))
-        ctx.on("page", lambda p: _watch(p, errors))
-        try:
-            yield ctx, f"http://127.0.0.1:{server.server_address[1]}", errors, seen
-        finally:
-            ctx.close()
-            server.shutdown()
-            server.server_close()
+    ctx = browser.browser_type.launch_persistent_context(
+        str(tmp_path / "profile"), executable_path=str(ensure_browser.ensure()), headless=True,
+        args=CHROMIUM_ARGS + ["--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"],
+        viewport={"width": 1280, "height": 900})
+    ctx.on("request", lambda r: seen.append(r.url))
+    ctx.on("page", lambda p: _watch(p, errors))
+    try:
+        yield ctx, f"http://127.0.0.1:{server.server_address[1]}", errors, seen
+    finally:
+        ctx.close()
+        server.shutdown()
+        server.server_close()
 
 
 def _watch(page, errors):
