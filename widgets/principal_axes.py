@@ -107,7 +107,7 @@ class PrincipalAxes(Experiment):
                       for col in (COLORS["blue"], COLORS["green"])]
         # under the view, below its x label: the door turns through the whole square
         self._on_top(ax_d.legend(handles=[self.hinge, self.paxes[0]], loc="upper center",
-                                 bbox_to_anchor=(0.5, -0.3), fontsize=7, frameon=False))
+                                 bbox_to_anchor=(0.5, -0.38), fontsize=7, frameon=False))
 
         ax_c = fig.add_axes((0.39, 0.13, 0.30, 0.74))
         for (i, j), col, lab in (((0, 0), COLORS["blue"], r"$\mathcal{I}_{xx}$"),
@@ -120,7 +120,7 @@ class PrincipalAxes(Experiment):
         ax_c.set_ylim(-0.1, 0.36)
         ax_c.set_xlabel("θ (deg)"); ax_c.set_ylabel("kg m²")
         ax_c.set_title(r"entries of $\mathcal{I}_c = R_{bc}^{T}\,\mathcal{I}_b\,R_{bc}$", fontsize=10,
-                       pad=20)
+                       pad=26)
         # above the plot, under its title: the θ marker sweeps the whole plot
         ax_c.legend(fontsize=8, frameon=False, loc="lower center", bbox_to_anchor=(0.5, 0.99),
                     ncol=3, handlelength=1.2, columnspacing=0.8, handletextpad=0.4,
