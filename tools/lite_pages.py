@@ -69,8 +69,9 @@ def no_lite_bar(missing: list[str], live: bool) -> str:
     """The bar of a chapter whose code cannot run in the browser: why, and where it runs
     (``live``: the page has experiments, which still run live)."""
     still = "; the experiments on this page still run live" if live else ""
+    verb = "does" if len(missing) == 1 else "do"
     return ('<div class="sb-lite-bar sb-lite-none"><span class="sb-lite-hint">This chapter\'s code '
-            f'imports {", ".join(missing)}, which do not run in the browser: edit and run it in '
+            f'imports {", ".join(missing)}, which {verb} not run in the browser: edit and run it in '
             f'JupyterLab (<code>make lab</code>){still}.</span></div>\n')
 
 
