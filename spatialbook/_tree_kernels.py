@@ -100,14 +100,19 @@ def _joint_back(X: _X, F: np.ndarray, arena: _Arena) -> np.ndarray:
         F[1] += np.multiply(s, F[3], out=t)
     else:                                                # R on both halves
         x, y = F[0::3], F[1::3]
-        sy, sx = arena("force2", *x.shape), arena("force3", *x.shape)
-        np.multiply(s, y, out=sy)
-        np.multiply(s, x, out=sx)
-        y *= c
-        y += sx                                          # y' = s x + c y
-        x *= c
-        x -= sy                                          # x' = c x - s y
+        _turn_back(x, y, c, s, arena("force2", *x.shape), arena("force3", *x.shape))
     return F
+
+
+def _turn_back(x: np.ndarray, y: np.ndarray, c, s, sy: np.ndarray, sx: np.ndarray) -> None:
+    """(x, y) <- (c x - s y, s x + c y) in place: R_z(q)^T's action on the x and y rows of both
+    halves of a force (c = cos q, s = sin q); ``sy``, ``sx`` scratch of x's shape."""
+    np.multiply(s, y, out=sy)
+    np.multiply(s, x, out=sx)
+    y *= c
+    y += sx                                              # y' = s x + c y
+    x *= c
+    x -= sy                                              # x' = c x - s y
 
 
 def _force_back(X: _X, F: np.ndarray, out: np.ndarray, arena: _Arena) -> np.ndarray:

@@ -13,7 +13,7 @@ import numpy as np
 
 from ._tree_aligned import _Aligned, _aligned
 from ._tree_blocks import _Arena, _crba_block, _in_blocks
-from ._tree_kernels import _cos_sin, _inertia_matrices, _inertia_times_axis, _matmul, _shift_inertia, _turn_inertia
+from ._tree_kernels import _cos_sin, _inertia_matrices, _inertia_times_axis, _matmul, _shift_inertia, _turn_back, _turn_inertia
 from ._tree_world import _WORLD_STATES, _crba_world
 from ._tree_checks import _joint_values, _rows
 from .tree import _check_tree
@@ -75,13 +75,7 @@ def _crba(tree: _Aligned, q, arena: _Arena, out: np.ndarray | None = None) -> np
             Fi[:, 1] += np.multiply(qi, Fi[:, 3], out=w)
         else:                                            # turn by q about z: R on both halves
             c, s = C[i, 1], S[i, 1]
-            sy, sx = arena("carry_y", len(Fi), 2, b), arena("carry_x", len(Fi), 2, b)
-            np.multiply(s, y, out=sy)
-            np.multiply(s, x, out=sx)
-            y *= c
-            y += sx                                      # y' = s x + c y
-            x *= c
-            x -= sy                                      # x' = c x - s y
+            _turn_back(x, y, c, s, arena("carry_y", len(Fi), 2, b), arena("carry_x", len(Fi), 2, b))
         np.matmul(tree.Tt[i], Fi, out=F[p][slot[i]:slot[i] + len(Fi)])
     return H
 
