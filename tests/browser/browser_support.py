@@ -276,3 +276,14 @@ def wait_lab_idle(page, timeout: int = 300_000) -> None:
                 .some(p => p.textContent.includes('*'));
             return ind && ind.getAttribute('data-status') === 'idle' && !busy;
         }""", timeout=timeout)
+
+
+def blocked_context(browser):
+    """A desktop context (1280 x 900, en-US, no service workers) with every request outside
+    127.0.0.1 blocked and recorded in ``ctx.guard.blocked``."""
+    guard = NetworkGuard()
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US",
+                              service_workers="block")
+    ctx.route("**/*", guard.route)
+    ctx.guard = guard
+    return ctx

@@ -13,7 +13,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from browser_support import (CHROMIUM_ARGS, SITE, ConsoleLog, NetworkGuard,  # noqa: E402
+from browser_support import (CHROMIUM_ARGS, SITE, ConsoleLog, blocked_context,  # noqa: E402
                              _Quiet, ensure_browser)
 
 
@@ -43,11 +43,8 @@ def browser():
 
 @pytest.fixture()
 def context(browser):
-    guard = NetworkGuard()
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US",
-                              service_workers="block")
-    ctx.route("**/*", guard.route)
-    ctx.guard = guard
+    ctx = blocked_context(browser)
+    guard = ctx.guard
     yield ctx
     ctx.close()
     assert not guard.blocked, f"page tried to reach the network: {guard.blocked}"

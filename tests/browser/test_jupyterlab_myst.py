@@ -31,7 +31,7 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import (ROOT, JupyterLab, NetworkGuard, shutdown_kernels, start_run_all,
+from browser_support import (ROOT, JupyterLab, blocked_context, shutdown_kernels, start_run_all,
                              wait_lab_idle)
 
 CHAPTERS = Path(os.environ.get("SB_LAB_MYST_DIR", ROOT / "book" / "chapters"))
@@ -100,11 +100,7 @@ def lab_context(browser):
     """One browser context for every chapter (conftest's ``context``, network blocked, kept for
     the module): JupyterLab's scripts are fetched and compiled once, then come from the
     context's cache, instead of once per chapter in a fresh context."""
-    guard = NetworkGuard()
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US",
-                              service_workers="block")
-    ctx.route("**/*", guard.route)
-    ctx.guard = guard
+    ctx = blocked_context(browser)
     yield ctx
     ctx.close()
 
