@@ -12,7 +12,7 @@
   itself, so the phases of such a run are not the ones to quote): the modules that cost most
   by themselves, and each top-level package's cumulative time.
 
-    .venv/bin/python benchmarks/profile_live.py [--runs 3] [--importtime] [--page chapters/ch03.html]
+    .venv/bin/python benchmarks/profile_live.py [--runs 3] [--importtime] [--page chapters/ch03_screw_axis.html]
 
 Needs the built book with live mode staged (``tools/build_book.py``).
 """
@@ -222,9 +222,9 @@ def importtime(lines: list[str], top: int = 25) -> str:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--page", default="chapters/ch03.html")
+    ap.add_argument("--page", default="chapters/ch03_screw_axis.html")
     ap.add_argument("--name", default="screw_axis")
-    ap.add_argument("--second", default="chapters/ch11.html")
+    ap.add_argument("--second", default="chapters/ch11_chain_dynamics.html")
     ap.add_argument("--second-name", default="bifold_door")
     ap.add_argument("--importtime", action="store_true")
     ap.add_argument("--profile-create", action="store_true")
