@@ -237,8 +237,9 @@ def _box(m: np.ndarray, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarr
 def plate_inertia(mass, width, height) -> np.ndarray:
     """Thin plate in the body x-z plane (width along x, height along z), about its COM.
 
-    I = diag(m c^2/12, m (a^2 + c^2)/12, m a^2/12) with a = width, c = height.  The middle
-    moment equals the sum of the other two exactly (the triangle inequality's limit).
+    I = diag(m c^2/12, m (a^2 + c^2)/12, m a^2/12) with a = width, c = height.  The moment
+    about y, normal to the plate, equals the sum of the other two exactly (the perpendicular-axis
+    theorem: the limit of the triangle inequality I_yy <= I_xx + I_zz of every body).
 
     >>> import spatialbook as sb
     >>> sb.plate_inertia(2.0, 0.8, 1.2).diagonal().round(6)

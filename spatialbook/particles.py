@@ -19,8 +19,9 @@ def door_particles(nx: int = 40, nz: int = 60, door: dict | None = None) -> tupl
     """The door as an ``nx`` by ``nz`` grid of equal point masses at cell centres.
 
     Returns (masses (N,), positions (N, 3)) relative to the hinge O, body axes (x along the
-    width, z up, y = 0).  The grid's inertia tends to the plate's as the grid is refined
-    (each moment is low by the factor 1 - 1/n^2 along a direction with n cells).
+    width, z up, y = 0).  The grid's inertia tends to the plate's as the grid is refined: the
+    second moment of the mass about the COM along a direction with n cells, sum m_i x_i^2, is
+    the plate's times 1 - 1/n^2 (the centre of mass and the total mass are exact).
 
     >>> import spatialbook as sb
     >>> m, r = sb.door_particles(4, 6)

@@ -91,10 +91,11 @@ class Tree(_TreeFields):
         For each one-dof joint, the source model's joint value at q_i = 0 (MuJoCo's
         ``qpos0``; used by ``mujoco_state``); 0 for free joints.  Default zeros.
 
-    State (q has nq entries, qd, qdd and tau have nv; nq = nv unless there are free joints)
-    ------------------------------------------------------------------------------------
-    Joints in body order; a one-dof joint takes one entry of q and of qd.  A FREE joint takes
-    7 entries of q and 6 of qd:
+    Notes
+    -----
+    The state: q has nq entries; qd, qdd and tau have nv (nq = nv unless there are free
+    joints).  Joints come in body order; a one-dof joint takes one entry of q and of qd.  A
+    FREE joint takes 7 entries of q and 6 of qd:
 
     - q: [p; quat], body i's origin p in the joint frame (the parent's frame moved by X_T,i),
       m, and its orientation as a unit quaternion [w, x, y, z] (its rotation R maps body axes
