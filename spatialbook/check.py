@@ -1,7 +1,7 @@
 """``python -m spatialbook check``: the library's self-check, printed as a table.
 
-Each row computes one invariant two independent ways and reports the larger absolute
-difference.  The process exits 1 if any row fails.
+Each row computes one invariant two independent ways and reports the largest absolute
+difference between the two.  The process exits 1 if any row fails.
 """
 
 from __future__ import annotations

@@ -81,7 +81,10 @@ def _crba(tree: _Aligned, q, arena: _Arena, out: np.ndarray | None = None) -> np
 
 
 def mass_matrix(tree, q) -> np.ndarray:
-    """Joint-space mass matrix H(q) (symmetric, positive definite): the CRBA.
+    """Joint-space mass matrix H(q), symmetric and positive semi-definite: the CRBA.
+
+    H is positive definite unless some nonzero qd moves no mass (a massless leaf link, or two
+    coaxial hinges with only massless bodies between them); then it is singular.
 
     Kinetic energy T = 1/2 qd^T H qd.  Composite inertias are summed toward the root by the
     congruence of chapter 6, leaves first: I^c_i = I_i + sum over children c of
