@@ -69,11 +69,13 @@ def _in_blocks(kernel, shape: tuple[int, ...], *inputs: np.ndarray, block: int =
 
     ``inputs`` are checked (B, k) arrays (batch first); each block of them is handed to the
     kernel transposed, as contiguous (k, b) arrays, and the kernel returns shape + (b,).  With
-    ``into=True`` the kernel is also given ``out=``, the block of the result seen as shape + (b,)
-    (a transposed view of zeros), and writes there: a large result is then never copied, and
-    its pages are touched only once."""
+    ``into=True`` the result is kept with the states last in memory: an array of zeros
+    shape + (B,), whose block the kernel is given as ``out=`` (shape + (b,), each entry's
+    states one contiguous run) and writes there; what is returned is the view of it with the
+    states first, so that a large result (the mass matrix) is never transposed or copied, its
+    pages are touched once, and every write is a contiguous row."""
     B = inputs[0].shape[0]
-    out = np.zeros((B,) + shape) if into else np.empty((B,) + shape)
+    out = np.zeros(shape + (B,)) if into else np.empty((B,) + shape)
     arena = _Arena()
     step = block or _STATES_PER_BLOCK
     for start in range(0, B, step):
@@ -84,7 +86,7 @@ def _in_blocks(kernel, shape: tuple[int, ...], *inputs: np.ndarray, block: int =
             col[...] = arr[block].T
             columns.append(col)
         if into:
-            kernel(*columns, arena, out=np.moveaxis(out[block], 0, -1))
+            kernel(*columns, arena, out=out[..., block])
         else:
             out[block] = np.moveaxis(kernel(*columns, arena), -1, 0)
-    return out
+    return np.moveaxis(out, -1, 0) if into else out

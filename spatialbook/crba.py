@@ -21,7 +21,8 @@ from .tree import _check_tree
 
 def _crba(tree: _Aligned, q, arena: _Arena, out: np.ndarray | None = None) -> np.ndarray:
     """H (nv, nv, b) from q (nq, b), in aligned body coordinates, written into ``out`` if given
-    (any (nv, nv, b) view of zeros: a transposed block of the result, so that H is never copied)."""
+    (an (nv, nv, b) block of zeros: the result's block, states last, so that H is never copied
+    and each entry's states are one contiguous row)."""
     parents, row, subtree, slot, free, iv, iq = tree.parents, tree.row, tree.subtree, tree.slot, tree.free, tree.iv, tree.iq
     n, b = len(parents), q.shape[1]
     C, S = arena("C", n, 3, b), arena("S", n, 3, b)      # [cos 2q, cos q, cos q], [sin 2q, sin q, sin q]
@@ -48,16 +49,16 @@ def _crba(tree: _Aligned, q, arena: _Arena, out: np.ndarray | None = None) -> np
     F = [arena(f"F{i}", len(subtree[i]), 6, b) for i in range(n)]
     for i in reversed(range(n)):                         # leaves first
         v, Fi, r = iv[i], F[i], row[i]
-        cols = [iv[j] for j in subtree[i][1:]]           # the one-dof joints below i
+        cols = tree.below[i]                             # the one-dof joints below i
         if free[i]:                                      # S = E: H_ii = I^c_i, H_ij = I^c_j S_j carried to i
             H[v:v + 6, v:v + 6] = _inertia_matrices(Ic[i], arena("Ic6", 6, 6, b))
-            if cols:
+            if len(Fi) > 1:
                 H[v:v + 6, cols] = np.swapaxes(Fi[1:], 0, 1)
                 H[cols, v:v + 6] = Fi[1:]
             continue                                     # a free body sits on the base
         _inertia_times_axis(Ic[i], r, Fi[0])
         H[v, v] = Fi[0, r]
-        if cols:
+        if len(Fi) > 1:
             H[v, cols] = Fi[1:, r]                       # H_ij = S_i^T (X^T ... I^c_j S_j)
             H[cols, v] = Fi[1:, r]
         p = parents[i]
@@ -96,7 +97,9 @@ def mass_matrix(tree, q) -> np.ndarray:
     Returns
     -------
     ndarray, shape (..., n, n)
-        Units kg m^2 (revolute-revolute), kg m (mixed), kg (prismatic-prismatic).
+        Units kg m^2 (revolute-revolute), kg m (mixed), kg (prismatic-prismatic).  For more
+        than a few states the array is laid out with the states last in memory (it is computed
+        that way, and is not copied into C order): ``np.ascontiguousarray`` gives C order.
 
     Examples
     --------
