@@ -211,7 +211,7 @@ _AXIS_COLUMN[5][[0, 1, 5], [5, 2, 9]] = [1.0, -1.0, 1.0]
 def _inertia_times_axis(p: np.ndarray, row: int, out: np.ndarray) -> np.ndarray:
     """out = I S (6, b) for the inertia with 10 numbers p = [d xz hx xy yz hy a zz hz m] and
     S = e_row: column ``row`` of the 6x6."""
-    return _matmul(_AXIS_COLUMN[row], p, out)
+    return np.matmul(_AXIS_COLUMN[row], p, out=out)       # out may be a (6, b) view with rows apart
 
 
 # --- the two algorithms on a block of states -------------------------------------------------
