@@ -235,6 +235,23 @@ def _gravity_in_body(T: np.ndarray, quat: np.ndarray, g: np.ndarray, out: np.nda
     return out
 
 
+def _solve_symmetric(M: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """x (k, b) with M x = rhs for symmetric positive definite M (k, k, b): elimination without
+    pivoting (M = L D L^T, stable for such M) on whole rows of states, a few dozen numpy calls
+    for a small k instead of one LAPACK call per state.  A singular M gives inf or nan."""
+    A, x = M.copy(), rhs.copy()
+    k = len(x)
+    for j in range(k):                                   # forward: zero column j below the pivot
+        f = A[j + 1:, j] / A[j, j]
+        A[j + 1:, j + 1:] -= f[:, None] * A[j, None, j + 1:]
+        x[j + 1:] -= f * x[j]
+    for j in reversed(range(k)):                         # back substitution
+        if j + 1 < k:
+            x[j] -= np.einsum("ib,ib->b", A[j, j + 1:], x[j + 1:])
+        x[j] /= A[j, j]
+    return x
+
+
 def _inertia_matrices(p: np.ndarray, out: np.ndarray) -> np.ndarray:
     """out (6, 6, b) = the spatial inertias whose 10 numbers are p = [d xz hx xy yz hy a zz hz m] (10, b)."""
     d, xz, hx, xy, yz, hy, a, zz, hz, m = p

@@ -12,7 +12,7 @@ from ._tree_aligned import _ARTICULATED, _ARTICULATED_FULL, _COLUMN, _Aligned, _
 from ._tree_blocks import _Arena, _aba_block, _crba_block, _in_blocks, _rnea_block
 from ._tree_kernels import (
     _add_velocity_product, _articulated_outer, _crf, _force_back, _gravity_in_body, _joint_back, _matmul, _motion,
-    _transforms, _turn_articulated,
+    _solve_symmetric, _transforms, _turn_articulated,
 )
 from ._tree_world import _WORLD_STATES, _crba_world, _rnea_world
 from .crba import _crba
@@ -98,8 +98,7 @@ def _aba(tree: _Aligned, q, qd, tau, g, arena: _Arena) -> np.ndarray:
         k = iv[i]
         if free[i]:                                      # I^A a = tau - p^A, with S = E: qdd = a
             M = _matmul(_ARTICULATED_FULL, IA[i], arena("aba_full", 36, b)).reshape(6, 6, b)
-            rhs = tau[k:k + 6] - pA[i]
-            a[i] = np.linalg.solve(np.moveaxis(M, -1, 0), rhs.T[..., None])[..., 0].T
+            a[i] = _solve_symmetric(M, tau[k:k + 6] - pA[i])
             qdd[k:k + 6] = a[i]
             continue
         _motion(X[i], a[parents[i]], a[i], arena)        # a' = X_i a_p
