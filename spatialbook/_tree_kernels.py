@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._tree_aligned import _LOWER, _UPPER, _Aligned
+from ._tree_aligned import _OUTER_A, _OUTER_W, _Aligned
 from ._tree_blocks import _Arena
 
 
@@ -121,21 +121,25 @@ def _force_back(X: _X, F: np.ndarray, out: np.ndarray, arena: _Arena) -> np.ndar
     return _matmul(X.Tt, _joint_back(X, F, arena), out)
 
 
-def _inertia_back(X: _X, M: np.ndarray, K: np.ndarray, out: np.ndarray, arena: _Arena) -> np.ndarray:
-    """out (21, b) = the upper entries (``_UPPER``) of X^T M X for symmetric 6x6 matrices
-    M (6, 6, b), M overwritten on the way: the joint's part on the rows and then the columns,
-    then X_T^T (.) X_T as one product with the 21x21 matrix K (``_symmetric_congruence``)."""
-    _joint_back(X, M, arena)
-    _joint_back(X, np.swapaxes(M, 0, 1), arena)
-    return _matmul(K, np.take(M.reshape(36, -1), _UPPER, axis=0, out=arena("upper", 21, M.shape[-1])), out)
+def _articulated_outer(a: np.ndarray, w: np.ndarray, out: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """out (21, b) = the 21 numbers (``_ARTICULATED``) of the symmetric a w^T for parallel
+    6-vectors a, w (6, b) (a = U / D, w = U in the ABA); t scratch (21, b)."""
+    np.multiply(np.take(a, _OUTER_A, axis=0, out=t), np.take(w, _OUTER_W, axis=0, out=out), out=out)
+    P1, P2, half_difference = out[8:12], out[12:16], t[:4]
+    np.subtract(P1, P2, out=half_difference)
+    P2 += P1
+    P2 *= 0.5                                            # tC tA tB oC = (P1 + P2)/2
+    np.multiply(half_difference, 0.5, out=P1)            # dC dA dB kC = (P1 - P2)/2
+    return out
 
 
-def _add_symmetric(M: np.ndarray, upper: np.ndarray) -> None:
-    """M (6, 6, b) += the symmetric matrices whose upper entries are ``upper`` (21, b)."""
-    flat = M.reshape(36, -1)
-    flat[_UPPER] += upper
-    strict = _UPPER != _LOWER
-    flat[_LOWER[strict]] += upper[strict]
+def _turn_articulated(p: np.ndarray, c, s, c2, s2, arena: _Arena) -> np.ndarray:
+    """X_J^T M X_J in place on the 21 numbers p (21, b) of a symmetric M (``_ARTICULATED``) for
+    a joint turned by q about z: four pairs turn by q (c, s), three by 2q (c2, s2)."""
+    b = p.shape[-1]
+    _turn_back(p[0:4], p[4:8], c, s, arena("turn4y", 4, b), arena("turn4x", 4, b))
+    _turn_back(p[8:11], p[15:18], c2, s2, arena("turn3y", 3, b), arena("turn3x", 3, b))
+    return p
 
 
 def _add_velocity_product(A: np.ndarray, V: np.ndarray, row: int, qd: np.ndarray, arena: _Arena) -> None:
@@ -196,18 +200,18 @@ def _shift_inertia(p: np.ndarray, q: np.ndarray, t: np.ndarray) -> np.ndarray:
     return p
 
 
+#: I S = column ``row`` of the spatial inertia, as a (6, 10) matrix on its 10 numbers
+#: [d xz hx xy yz hy a zz hz m]: row 2 gives [xz, yz, zz, -hy, hx, 0] (I e_z over -[h]x e_z),
+#: row 5 gives [hy, -hx, 0, 0, 0, m] ([h]x e_z over m e_z).
+_AXIS_COLUMN = {2: np.zeros((6, 10)), 5: np.zeros((6, 10))}
+_AXIS_COLUMN[2][[0, 1, 2, 3, 4], [1, 4, 7, 5, 2]] = [1.0, 1.0, 1.0, -1.0, 1.0]
+_AXIS_COLUMN[5][[0, 1, 5], [5, 2, 9]] = [1.0, -1.0, 1.0]
+
+
 def _inertia_times_axis(p: np.ndarray, row: int, out: np.ndarray) -> np.ndarray:
     """out = I S (6, b) for the inertia with 10 numbers p = [d xz hx xy yz hy a zz hz m] and
     S = e_row: column ``row`` of the 6x6."""
-    if row == 2:                                         # [I e_z; -[h]x e_z] = [xz, yz, zz, -hy, hx, 0]
-        out[0], out[1], out[2], out[4], out[5] = p[1], p[4], p[7], p[2], 0.0
-        np.negative(p[5], out=out[3])
-    else:                                                # [[h]x e_z; m e_z] = [hy, -hx, 0, 0, 0, m]
-        out[0] = p[5]
-        np.negative(p[2], out=out[1])
-        out[2:5] = 0.0
-        out[5] = p[9]
-    return out
+    return np.matmul(_AXIS_COLUMN[row], p, out=out)       # out may be a (6, b) view with rows apart
 
 
 # --- the two algorithms on a block of states -------------------------------------------------
@@ -229,6 +233,23 @@ def _gravity_in_body(T: np.ndarray, quat: np.ndarray, g: np.ndarray, out: np.nda
     out += rru
     out += rru
     return out
+
+
+def _solve_symmetric(M: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """x (k, b) with M x = rhs for symmetric positive definite M (k, k, b): elimination without
+    pivoting (M = L D L^T, stable for such M) on whole rows of states, a few dozen numpy calls
+    for a small k instead of one LAPACK call per state.  A singular M gives inf or nan."""
+    A, x = M.copy(), rhs.copy()
+    k = len(x)
+    for j in range(k):                                   # forward: zero column j below the pivot
+        f = A[j + 1:, j] / A[j, j]
+        A[j + 1:, j + 1:] -= f[:, None] * A[j, None, j + 1:]
+        x[j + 1:] -= f * x[j]
+    for j in reversed(range(k)):                         # back substitution
+        if j + 1 < k:
+            x[j] -= np.einsum("ib,ib->b", A[j, j + 1:], x[j + 1:])
+        x[j] /= A[j, j]
+    return x
 
 
 def _inertia_matrices(p: np.ndarray, out: np.ndarray) -> np.ndarray:

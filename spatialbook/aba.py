@@ -8,10 +8,11 @@ import functools
 
 import numpy as np
 
-from ._tree_aligned import _Aligned, _aligned
+from ._tree_aligned import _ARTICULATED, _ARTICULATED_FULL, _COLUMN, _Aligned, _aligned
 from ._tree_blocks import _Arena, _aba_block, _crba_block, _in_blocks, _rnea_block
 from ._tree_kernels import (
-    _add_symmetric, _add_velocity_product, _crf, _force_back, _gravity_in_body, _inertia_back, _matmul, _motion, _transforms,
+    _add_velocity_product, _articulated_outer, _crf, _force_back, _gravity_in_body, _joint_back, _matmul, _motion,
+    _solve_symmetric, _transforms, _turn_articulated,
 )
 from ._tree_world import _WORLD_STATES, _crba_world, _rnea_world
 from .crba import _crba
@@ -25,70 +26,87 @@ _ABA_FROM_DOF = 12
 
 def _aba(tree: _Aligned, q, qd, tau, g, arena: _Arena) -> np.ndarray:
     """qdd (nv, b) from q (nq, b), qd, tau (nv, b), g (3, b): the articulated-body algorithm
-    (Featherstone, RBDA Table 7.1), in aligned body coordinates, with the base accelerating
-    at -g.  Articulated inertias are full symmetric 6x6 matrices (6, 6, b)."""
+    (Featherstone, RBDA Table 7.1), in aligned body coordinates, for the accelerations beyond
+    those of qdd = 0.
+
+    The first pass is the RNEA's outward pass with qdd = 0: velocities V_i and accelerations
+    A0_i (the base accelerating at -g), and the wrenches p_i = I_i A0_i + V_i x* I_i V_i they
+    take.  What qdd adds, a_i = X_i a_p + S_i qdd_i from a = 0 at the base, is then the ABA with
+    no bias acceleration (c = 0): inward I^A_p += X^T (I^A - U U^T / D) X and
+    p^A_p += X^T (p^A + U u / D), with U = I^A S, D = S^T U, u = tau - S^T p^A; outward
+    qdd_i = (u_i - U_i^T X_i a_p) / D_i.  Articulated inertias are kept as their 21 numbers
+    (``_ARTICULATED``), where the joint's turn is a few row operations."""
     parents, row, free, iq, iv = tree.parents, tree.row, tree.free, tree.iq, tree.iv
     n, b = len(parents), q.shape[1]
     X = _transforms(tree, q, arena)
-    V, c, pA = arena("aba_V", n, 6, b), arena("aba_c", n, 6, b), arena("aba_p", n, 6, b)
-    IA = arena("aba_IA", n, 6, 6, b)
-    IV, t6 = arena("aba_IV", 6, b), arena("aba_t6", 6, b)
-    for i in range(n):                                   # outward: velocities, bias terms
-        c[i] = 0.0
-        if free[i]:
-            V[i] = qd[iv[i]:iv[i] + 6]
+    cos, sin = arena("cos", n, b), arena("sin", n, b)
+    unturned = [i for i in range(n) if free[i] or tree.prismatic[i]]
+    cos[unturned], sin[unturned] = 1.0, 0.0              # (their rows unused: no garbage in cos 2q)
+    cos2, sin2 = arena("aba_cos2", n, b), arena("aba_sin2", n, b)
+    np.multiply(sin, cos, out=sin2)
+    sin2 *= 2.0                                          # sin 2q = 2 s c
+    np.multiply(cos, cos, out=cos2)
+    cos2 *= 2.0
+    cos2 -= 1.0                                          # cos 2q = 2 c^2 - 1
+    VA, pA = arena("aba_VA", n + 1, 6, 2, b), arena("aba_p", n, 6, b)     # VA[i] = [V_i, A0_i]; VA[n]: base
+    VA[n] = 0.0
+    np.negative(g, out=VA[n, 3:, 1])
+    IA = arena("aba_IA", n, 21, b)
+    IA[...] = tree.I21                                   # I^A_i = I_i (+ children, below)
+    IVA, crf = arena("aba_IVA", 6, 2, b), arena("aba_crf", 6, b)
+    for i in range(n):                                   # outward: V_i, A0_i, p_i
+        V_i, A_i = VA[i, :, 0], VA[i, :, 1]
+        if free[i]:                                      # V_i = qd, A0_i = X_i [0; -g]
+            V_i[...] = qd[iv[i]:iv[i] + 6]
+            A_i[:3] = 0.0
+            np.negative(_gravity_in_body(tree.T[i], q[iq[i] + 3:iq[i] + 7], g, arena("grav", 3, b), arena), out=A_i[3:])
         else:
-            if parents[i] >= 0:
-                _motion(X[i], V[parents[i]], V[i], arena)
-            else:
-                V[i] = 0.0
-            V[i, row[i]] += qd[iv[i]]
-            _add_velocity_product(c[i], V[i], row[i], qd[iv[i]], arena)      # c_i = V_i x S_i qd_i
-        IA[i] = tree.I[i][:, :, None]                    # I^A_i = I_i (+ children, below)
-        _matmul(tree.I[i], V[i], IV)
-        _crf(V[i], IV, pA[i], arena)                     # p^A_i = V_i x* I_i V_i
+            _motion(X[i], VA[parents[i]], VA[i], arena)  # [X_i V_p, X_i A0_p]  (VA[-1] is the base)
+            V_i[row[i]] += qd[iv[i]]
+            _add_velocity_product(A_i, V_i, row[i], qd[iv[i]], arena)        # + (V_i x S_i) qd_i
+        _matmul(tree.I[i], VA[i], IVA)
+        np.add(IVA[:, 1], _crf(V_i, IVA[:, 0], crf, arena), out=pA[i])      # p_i = I_i A0_i + V_i x* I_i V_i
     U, D, u = arena("aba_U", n, 6, b), arena("aba_D", n, b), arena("aba_u", n, b)
-    Ia, pa = arena("aba_Ia", 6, 6, b), arena("aba_pa", 6, b)
-    back21 = arena("aba_back21", 21, b)
+    UD, outer, t21, back = arena("aba_UD", 6, b), arena("aba_outer", 21, b), arena("aba_t21", 21, b), arena("aba_back", 21, b)
+    t6 = arena("aba_t6", 6, b)
     for i in reversed(range(n)):                         # inward: articulated inertias
         if free[i]:
             continue
-        r = row[i]
-        U[i] = IA[i, :, r]                               # U_i = I^A_i S_i
+        r, p = row[i], parents[i]
+        np.take(IA[i], _COLUMN[r], axis=0, out=U[i])     # U_i = I^A_i S_i
         D[i] = U[i, r]                                   # D_i = S_i^T U_i
         np.subtract(tau[iv[i]], pA[i, r], out=u[i])      # u_i = tau_i - S_i^T p^A_i
-        p = parents[i]
         if p < 0:
             continue
-        Dinv = np.divide(1.0, D[i], out=arena("aba_Dinv", b))
-        UD = np.multiply(U[i], Dinv, out=arena("aba_UD", 6, b))
-        np.multiply(UD[:, None], U[i][None, :], out=Ia)
-        np.subtract(IA[i], Ia, out=Ia)                   # I^a = I^A - U U^T / D
-        np.einsum("jkb,kb->jb", Ia, c[i], out=pa)
-        pa += pA[i]
-        pa += np.multiply(UD, u[i], out=t6)              # p^a = p^A + I^a c + U u / D
-        _add_symmetric(IA[p], _inertia_back(X[i], Ia, tree.Tt2[i], back21, arena))   # I^A_p += X^T I^a X
-        pA[p] += _force_back(X[i], pa, t6, arena)        # X^T p^a
-    A, qdd = arena("aba_A", n, 6, b), arena("aba_qdd", tree.nv, b)
-    base = arena("aba_base", 6, b)
-    base[:3] = 0.0
-    np.negative(g, out=base[3:])
+        np.divide(U[i], D[i], out=UD)
+        Ia = IA[i]
+        Ia -= _articulated_outer(UD, U[i], outer, t21)   # I^a = I^A - U U^T / D
+        if tree.prismatic[i]:                            # X_J^T I^a X_J on the 6x6 (rare)
+            M = _matmul(_ARTICULATED_FULL, Ia, arena("aba_full", 36, b)).reshape(6, 6, b)
+            _joint_back(X[i], M, arena)
+            _joint_back(X[i], np.swapaxes(M, 0, 1), arena)
+            _matmul(_ARTICULATED, M.reshape(36, b), Ia)
+        else:
+            _turn_articulated(Ia, cos[i], sin[i], cos2[i], sin2[i], arena)
+        IA[p] += _matmul(tree.K[i], Ia, back)            # I^A_p += X_T^T (X_J^T I^a X_J) X_T
+        pa = pA[i]
+        pa += np.multiply(UD, u[i], out=t6)              # p^a = p^A + U u / D
+        pA[p] += _force_back(X[i], pa, t6, arena)        # p^A_p += X^T p^a
+    a, qdd = arena("aba_a", n + 1, 6, b), arena("aba_qdd", tree.nv, b)
+    a[n] = 0.0                                           # the base: no acceleration beyond A0
     for i in range(n):                                   # outward: accelerations
         k = iv[i]
-        if free[i]:                                      # I^A a = tau - p^A, with S = E
-            rhs = tau[k:k + 6] - pA[i]
-            A[i] = np.linalg.solve(np.moveaxis(IA[i], -1, 0), rhs.T[..., None])[..., 0].T
-            grav = _gravity_in_body(tree.T[i], q[iq[i] + 3:iq[i] + 7], g, arena("grav", 3, b), arena)
-            qdd[k:k + 6] = A[i]
-            qdd[k + 3:k + 6] += grav                     # qdd = a_i - X_i a_base, X_i a_base = [0; -R^T g]
+        if free[i]:                                      # I^A a = tau - p^A, with S = E: qdd = a
+            M = _matmul(_ARTICULATED_FULL, IA[i], arena("aba_full", 36, b)).reshape(6, 6, b)
+            a[i] = _solve_symmetric(M, tau[k:k + 6] - pA[i])
+            qdd[k:k + 6] = a[i]
             continue
-        _motion(X[i], A[parents[i]] if parents[i] >= 0 else base, A[i], arena)
-        A[i] += c[i]                                     # a' = X_i a_p + c_i
+        _motion(X[i], a[parents[i]], a[i], arena)        # a' = X_i a_p
         r = row[i]
-        np.einsum("jb,jb->b", U[i], A[i], out=qdd[k])
+        np.einsum("jb,jb->b", U[i], a[i], out=qdd[k])
         np.subtract(u[i], qdd[k], out=qdd[k])
         qdd[k] /= D[i]                                   # qdd_i = (u_i - U_i^T a') / D_i
-        A[i, r] += qdd[k]                                # a_i = a' + S_i qdd_i
+        a[i, r] += qdd[k]                                # a_i = a' + S_i qdd_i
     return qdd
 
 

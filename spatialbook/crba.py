@@ -21,7 +21,8 @@ from .tree import _check_tree
 
 def _crba(tree: _Aligned, q, arena: _Arena, out: np.ndarray | None = None) -> np.ndarray:
     """H (nv, nv, b) from q (nq, b), in aligned body coordinates, written into ``out`` if given
-    (any (nv, nv, b) view of zeros: a transposed block of the result, so that H is never copied)."""
+    (an (nv, nv, b) block of zeros: the result's block, states last, so that H is never copied
+    and each entry's states are one contiguous row)."""
     parents, row, subtree, slot, free, iv, iq = tree.parents, tree.row, tree.subtree, tree.slot, tree.free, tree.iv, tree.iq
     n, b = len(parents), q.shape[1]
     C, S = arena("C", n, 3, b), arena("S", n, 3, b)      # [cos 2q, cos q, cos q], [sin 2q, sin q, sin q]
@@ -44,22 +45,23 @@ def _crba(tree: _Aligned, q, arena: _Arena, out: np.ndarray | None = None) -> np
         H[...] = 0.0
     else:
         H = out                                          # zeros already (np.zeros: no pass over it here)
-    # F[i]: the wrenches I^c_j S_j of every body j in i's subtree (itself first), in i's coordinates
-    F = [arena(f"F{i}", len(subtree[i]), 6, b) for i in range(n)]
+    # F[i] (6, k, b): the wrenches I^c_j S_j of the k bodies j in i's subtree (itself first), in
+    # i's coordinates, component first: a turn is then on whole rows, and X_T^T one product
+    F = [arena(f"F{i}", 6, len(subtree[i]), b) for i in range(n)]
     for i in reversed(range(n)):                         # leaves first
-        v, Fi, r = iv[i], F[i], row[i]
-        cols = [iv[j] for j in subtree[i][1:]]           # the one-dof joints below i
+        v, Fi, r, k = iv[i], F[i], row[i], len(subtree[i])
+        cols = tree.below[i]                             # the one-dof joints below i
         if free[i]:                                      # S = E: H_ii = I^c_i, H_ij = I^c_j S_j carried to i
             H[v:v + 6, v:v + 6] = _inertia_matrices(Ic[i], arena("Ic6", 6, 6, b))
-            if cols:
-                H[v:v + 6, cols] = np.swapaxes(Fi[1:], 0, 1)
-                H[cols, v:v + 6] = Fi[1:]
+            if k > 1:
+                H[v:v + 6, cols] = Fi[:, 1:]
+                H[cols, v:v + 6] = np.swapaxes(Fi[:, 1:], 0, 1)
             continue                                     # a free body sits on the base
-        _inertia_times_axis(Ic[i], r, Fi[0])
-        H[v, v] = Fi[0, r]
-        if cols:
-            H[v, cols] = Fi[1:, r]                       # H_ij = S_i^T (X^T ... I^c_j S_j)
-            H[cols, v] = Fi[1:, r]
+        _inertia_times_axis(Ic[i], r, Fi[:, 0])
+        H[v, v] = Fi[r, 0]
+        if k > 1:
+            H[v, cols] = Fi[r, 1:]                       # H_ij = S_i^T (X^T ... I^c_j S_j)
+            H[cols, v] = Fi[r, 1:]
         p = parents[i]
         if p < 0:
             continue
@@ -68,15 +70,14 @@ def _crba(tree: _Aligned, q, arena: _Arena, out: np.ndarray | None = None) -> np
         else:
             _turn_inertia(Ic[i], C[i], S[i], t)
         Ic[p] += _matmul(tree.congruence[i], Ic[i], back)
-        x, y = Fi[:, 0::3], Fi[:, 1::3]                  # F <- X_J^T F, then X_T^T F into the parent's
-        if tree.prismatic[i]:                            # tau += (z q) x f
-            qi, w = q[iq[i]], arena("carry", len(Fi), b)
-            Fi[:, 0] -= np.multiply(qi, Fi[:, 4], out=w)
-            Fi[:, 1] += np.multiply(qi, Fi[:, 3], out=w)
+        if tree.prismatic[i]:                            # F <- X_J^T F: tau += (z q) x f
+            qi, w = q[iq[i]], arena("carry", k, b)
+            Fi[0] -= np.multiply(qi, Fi[4], out=w)
+            Fi[1] += np.multiply(qi, Fi[3], out=w)
         else:                                            # turn by q about z: R on both halves
-            c, s = C[i, 1], S[i, 1]
-            _turn_back(x, y, c, s, arena("carry_y", len(Fi), 2, b), arena("carry_x", len(Fi), 2, b))
-        np.matmul(tree.Tt[i], Fi, out=F[p][slot[i]:slot[i] + len(Fi)])
+            _turn_back(Fi[0::3], Fi[1::3], C[i, 1], S[i, 1], arena("carry_y", 2, k, b), arena("carry_x", 2, k, b))
+        K = len(subtree[p])                              # then X_T^T F into the parent's, one product
+        _matmul(tree.Tt[i], Fi.reshape(6, k * b), F[p].reshape(6, K * b)[:, slot[i] * b:(slot[i] + k) * b])
     return H
 
 
@@ -99,7 +100,9 @@ def mass_matrix(tree, q) -> np.ndarray:
     Returns
     -------
     ndarray, shape (..., n, n)
-        Units kg m^2 (revolute-revolute), kg m (mixed), kg (prismatic-prismatic).
+        Units kg m^2 (revolute-revolute), kg m (mixed), kg (prismatic-prismatic).  For more
+        than a few states the array is laid out with the states last in memory (it is computed
+        that way, and is not copied into C order): ``np.ascontiguousarray`` gives C order.
 
     Examples
     --------

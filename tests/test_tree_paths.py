@@ -117,3 +117,36 @@ def test_few_and_many_states_agree_with_each_other_and_with_pinocchio(robot):
         _close(ours, theirs[:_WORLD_STATES])
     _close(sb.forward_dynamics(tree, q, qd, tau, g, method="aba"), results["many"][2])
     _close(sb.forward_dynamics(tree, q[:3], qd[:3], tau[:3], g, method="aba"), results["many"][2][:3])
+
+
+def test_articulated_inertias_in_21_numbers_turn_as_6x6_matrices():
+    """The ABA keeps a symmetric 6x6 M as 21 numbers (``_ARTICULATED``): they give M back; the
+    joint's turn on them (``_turn_articulated``) is X_J^T M X_J for a turn by q about z; the
+    product of a rank-one U U^T / D (``_articulated_outer``) and the constant X_T^T M X_T (the
+    tree's ``K``) are those of the 6x6 algebra."""
+    from spatialbook._tree_aligned import _ARTICULATED, _ARTICULATED_FULL, _aligned
+    from spatialbook._tree_blocks import _Arena
+    from spatialbook._tree_kernels import _articulated_outer, _turn_articulated
+
+    rng = np.random.default_rng(21)
+    b = 5
+    A = rng.normal(size=(b, 6, 6))
+    M = A @ np.swapaxes(A, 1, 2)                          # symmetric
+    p = np.ascontiguousarray((M.reshape(b, 36) @ _ARTICULATED.T).T)   # (21, b)
+    np.testing.assert_allclose((_ARTICULATED_FULL @ p).T.reshape(b, 6, 6), M, atol=1e-12)
+    q = rng.uniform(-3, 3, size=b)
+    c, s = np.cos(q), np.sin(q)
+    X_J = np.zeros((b, 6, 6))                             # motion transform of a turn by q about z
+    for k in (0, 3):
+        X_J[:, k:k + 3, k:k + 3] = np.stack([np.stack([c, s, 0 * q], -1), np.stack([-s, c, 0 * q], -1),
+                                             np.stack([0 * q, 0 * q, 1 + 0 * q], -1)], 1)
+    turned = _turn_articulated(p.copy(), c, s, np.cos(2 * q), np.sin(2 * q), _Arena())
+    expected = np.swapaxes(X_J, 1, 2) @ M @ X_J
+    np.testing.assert_allclose((_ARTICULATED_FULL @ turned).T.reshape(b, 6, 6), expected, atol=1e-12)
+    U, D = rng.normal(size=(6, b)), rng.uniform(0.5, 2.0, size=b)
+    outer = _articulated_outer(U / D, U, np.empty((21, b)), np.empty((21, b)))
+    np.testing.assert_allclose((_ARTICULATED_FULL @ outer).T.reshape(b, 6, 6),
+                               np.einsum("ib,jb->bij", U, U) / D[:, None, None], atol=1e-12)
+    tree = _aligned(sb.Tree.from_urdf(every_kind_urdf(), floating_base=True))
+    T = tree.T[2]
+    np.testing.assert_allclose((_ARTICULATED_FULL @ (tree.K[2] @ p)).T.reshape(b, 6, 6), T.T @ M @ T, atol=1e-10)
