@@ -32,7 +32,14 @@ with the book's own pieces:
 * **Front end**: JupyterLite's Notebook and JupyterLab apps with the prebuilt extensions of
   ``jupyterlab_widgets`` 3.0.15 (ipywidgets 8), ``jupyterlab-myst`` (the chapters' MyST, as in
   ``make lab``) and the book's own ``tools/jupyter/labextensions/spatialbook-lab``; nothing
-  from the build machine's environment (``ignore_sys_prefix``).
+  from the build machine's environment (``ignore_sys_prefix``).  jupyterlab-myst is the lock's
+  2.7.0, built against JupyterLab 4.5 (it asks for ``@jupyterlab/notebook`` ^4.5.9, apputils
+  ^4.6.9, coreutils ^6.5.9...), while JupyterLite 0.6.4 is JupyterLab 4.4.5: each page logs
+  "Unsatisfied version 4.4.5 ... of shared singleton module" for seven packages and "No
+  satisfying version" for ``@jupyterlab/cells`` and ``attachments`` (whose own copies it then
+  loads).  It runs on 4.4.5's singletons and renders the chapters (the browser test reads
+  MyST-rendered cells); an older jupyterlab-myst built for 4.4 would silence it, at the cost of
+  a second version pinned for the lite site alone.
 * **Files**: the chapters (outputs cleared: the reader runs them; the stored outputs are in the
   book's pages) and ``book/models/``, as ``chapters/`` and ``models/``.
 
