@@ -69,6 +69,15 @@
     show("Editing in the browser needs service workers", noWorker(why));
     return;
   }
+  // The kernel's big files (tools/lite_site.py ``boot_archives``, the interpreter), fetched
+  // now into the browser's HTTP cache: the kernel's worker starts only once the app has loaded
+  // and opened the notebook, seconds later, and then reads them from the cache.
+  var root = at >= 0 ? here.slice(0, at) : "";
+  ["/_pyodide/pyodide.asm.wasm", "/_pyodide/pyodide.asm.js", "/_live/python_stdlib_pyc.zip",
+   "/_live/sb_site.tar.gz", "/lite/pyodide/sb_lite_site.tar.gz", "/_live/sb_packages.zip"]
+    .forEach(function (u) {
+      fetch(root + u).then(function (r) { return r.arrayBuffer(); }).catch(function () {});
+    });
   if ("serviceWorker" in navigator) {
     var sw = navigator.serviceWorker, register = sw.register;
     sw.register = function () {

@@ -338,8 +338,8 @@ def test_no_service_worker_says_so(tmp_path, browser):
     """A page from another host name on plain http (not a secure context: no service workers),
     and a browser with service workers turned off: each says what is missing, instead of a
     kernel that never starts."""
-    server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(serve_book.Handler, directory=str(SITE)))
+    server = http.server.ThreadingHTTPServer(                   # (a quiet serve_book handler)
+        ("127.0.0.1", 0), functools.partial(_Counting, directory=str(SITE)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     port = server.server_address[1]
     rel = f"lite/notebooks/index.html?path={FIRST}.ipynb"
