@@ -24,7 +24,6 @@ import argparse
 import functools
 import http.server
 import os
-import statistics
 import sys
 import tempfile
 import threading
