@@ -38,40 +38,77 @@ def test_jupyterlite_is_the_06_series_of_the_lock():
     assert lite_site.jupyterlite_versions()["jupyterlite-core"] == "0.6.4"
 
 
-def test_the_lock_names_what_the_kernel_installs(tmp_path):
-    """Every package jupyterlite-pyodide-kernel 0.6.1 installs at start is a lock entry and in
+def test_the_kernel_installs_nothing_and_starts_from_the_sites_files(tmp_path):
+    """Every package jupyterlite-pyodide-kernel 0.6.1 installs at start is named in
     ``loadPyodideOptions.packages`` spelled as the kernel spells it (else it calls piplite,
-    which with PyPI off fails), each entry's file and hash are the served file's."""
+    which with PyPI off fails); the kernel's Pyodide is the book's loader, which starts the
+    site's own Pyodide and unpacks the shared archives, every URL inside the site."""
+    import json
+
     site = tmp_path / "html"
     lite = site / "lite"
     (site / "_live").mkdir(parents=True)
-    (lite / "pyodide").mkdir(parents=True)
-    for name in ("sb_site.tar.gz", "sb_packages.zip"):
-        (site / "_live" / name).write_bytes(name.encode())
-    for name in ("sb_lite_site.zip", lite_site.ALIAS_FILE):
-        (lite / "pyodide" / name).write_bytes(name.encode())
-    lite_site.fontlist_zip(lite / "pyodide" / "sb_fontlist.zip")
+    (site / "_live" / "python_stdlib_pyc.zip").write_bytes(b"zip")
+    lite.mkdir()
     (lite / "jupyter-lite.json").write_text('{"jupyter-config-data": {}}')
-    lock = lite_site.lite_lock(None, site, lite)
-    lite_site.write_settings(lite, site, lock)
-    import json
-
+    lite_site.write_settings(lite, site)
     settings = json.loads((lite / "jupyter-lite.json").read_text())["jupyter-config-data"]
     kernel = settings["litePluginSettings"]["@jupyterlite/pyodide-kernel-extension:kernel"]
     listed = kernel["loadPyodideOptions"]["packages"]
-    for name in ("micropip", "piplite", *lite_site.KERNEL_START):
+    for name in ("micropip", "piplite", "ssl", "sqlite3", "ipykernel", "comm", "pyodide_kernel",
+                 "jedi", "ipython"):
         assert name in listed, name
-        assert lite_site.canonical(name) in lock["packages"], name
+    assert set(lite_site.KERNEL_START) <= set(listed)
     assert kernel["disablePyPIFallback"] is True
-    assert kernel["pyodideUrl"] == "./../_pyodide/pyodide.js"        # the site's own Pyodide
-    book = lock["packages"]["spatialbook"]
-    assert book["file_name"] == "../_live/sb_packages.zip"           # shared with live mode
-    assert set(book["imports"]) == {"spatialbook", "widgets"}
+    assert kernel["pyodideUrl"] == f"./pyodide/{lite_site.BOOT_JS.name}"
+    assert lite_site.BOOT_JS.is_file()
+    boot = kernel["loadPyodideOptions"]["sbBoot"]
+    here = "http://h/lite/pyodide/"                       # the loader's folder: its URLs' base
+    from urllib.parse import urljoin
+
+    assert urljoin(here, boot["pyodide"]) == "http://h/_pyodide/"         # the site's own Pyodide
+    assert urljoin(here, boot["stdLibURL"]) == "http://h/_live/python_stdlib_pyc.zip"
+    urls = [urljoin(here, a["url"]) for a in boot["archives"]]
+    assert "http://h/_live/sb_site.tar.gz" in urls                         # shared with live mode
+    assert "http://h/_live/sb_packages.zip" in urls
+    assert f"http://h/lite/pyodide/{lite_site.SITE_ARCHIVE}" in urls
+    for a in boot["archives"]:
+        assert a["format"] in ("gztar", "zip") and a["dir"].startswith("/")
+    assert urljoin(here, boot["lockFileURL"]) == "http://h/lite/pyodide/sb-lite-lock.json"
+
+
+def test_the_lite_lock_holds_what_loads_on_demand():
+    """The lock the loader gives Pyodide: ssl and OpenSSL only (loaded when a cell imports
+    ssl), each from the lite folder, relative to Pyodide's index URL, with its sha256."""
+    lock = lite_site.lite_lock()
+    assert set(lock["packages"]) == set(lite_site.OWN_WHEELS) == {"ssl", "openssl"}
     for entry in lock["packages"].values():
-        assert not entry["file_name"].startswith(("http:", "https:", "//")), entry
+        assert entry["file_name"].startswith("../lite/pyodide/"), entry
         assert re.fullmatch(r"[0-9a-f]{64}", entry["sha256"])
         for dep in entry["depends"]:
             assert lite_site.canonical(dep) in lock["packages"], (entry["name"], dep)
+
+
+def test_an_archive_without_a_start_module_is_refused(tmp_path):
+    """The lite archive must hold every module the kernel imports at start: one missing is
+    named (the build then leaves the lite site out instead of shipping a kernel that hangs)."""
+    import io
+    import tarfile
+
+    def archive(tops):
+        path = tmp_path / f"{len(tops)}.tar.gz"
+        with tarfile.open(path, "w:gz") as tf:
+            for top in tops:
+                data = b"x"
+                info = tarfile.TarInfo(f"lib/python3.12/site-packages/{top}/__init__.pyc")
+                info.size = len(data)
+                tf.addfile(info, io.BytesIO(data))
+        return path
+
+    full = ["IPython", "jedi", "micropip", "piplite", "pyodide_kernel", "ipykernel", "comm",
+            "sqlite3"]
+    assert lite_site._missing_modules(archive(full)) == []
+    assert lite_site._missing_modules(archive([t for t in full if t != "comm"])) == ["comm"]
 
 
 def test_a_build_without_the_lite_site_loses_its_links(tmp_path):

@@ -1,7 +1,6 @@
 """The book's JupyterLite site: ``book/_build/html/lite/``, every chapter editable in the browser.
 
     .venv/bin/python tools/lite_site.py             # after a build: (re)make the lite site
-    .venv/bin/python tools/lite_site.py --check     # say what is there and what is missing
 
 Called by ``tools/build_book.py`` after the book is built (:func:`build`).  Nothing is fetched
 at the reader's run time: JupyterLite 0.6 (``jupyterlite-core`` and
@@ -9,25 +8,38 @@ at the reader's run time: JupyterLite 0.6 (``jupyterlite-core`` and
 with the book's own pieces:
 
 * **Pyodide**: the site's own verified Pyodide 0.27.7 (``<site>/_pyodide/``, staged for live
-  mode by ``tools/live_stage.py`` from ``tools/pyodide_dist.py``), shared, not copied: the
-  kernel's ``pyodideUrl`` points at it.  Its standard library is live mode's compiled one
-  (``<site>/_live/python_stdlib_pyc.zip``) when staged.
-* **Wheels**: a lock of our own (``lite/pyodide/sb-lite-lock.json``, given to Pyodide as
-  ``lockFileURL``) lists every package the kernel loads, each with its sha256 (Pyodide
-  checks it with the fetch's integrity): numpy, matplotlib, IPython, jedi, micropip, ssl,
-  sqlite3 and their dependencies from the verified distribution (``pyodide_dist.ensure``
-  with :data:`ROOTS`), ``comm`` and ``ipywidgets`` from PyPI (``tools/lite-wheels.txt``,
-  pinned by hash), the kernel's own ``piplite``, ``pyodide_kernel`` and ``ipykernel`` shim
-  (shipped by ``jupyterlite-pyodide-kernel``), and ``spatialbook`` (the book's packages:
-  live mode's ``<site>/_live/sb_packages.zip``, shared) with matplotlib's prebuilt font list.
-  All of them are named in ``loadPyodideOptions.packages``: ``loadPyodide`` fetches them at
-  once and the kernel installs nothing with micropip; ``import spatialbook, widgets`` works
-  with no ``%pip``.  ``disablePyPIFallback`` is on: a ``%pip install`` of anything else says
-  it is not available instead of reaching for PyPI.
+  mode by ``tools/live_stage.py`` from ``tools/pyodide_dist.py``), shared, not copied, with
+  live mode's compiled standard library (``<site>/_live/python_stdlib_pyc.zip``) when staged.
+  The kernel's ``pyodideUrl`` is the book's loader, ``lite/pyodide/lite_kernel_pyodide.js``
+  (:data:`BOOT_JS`), which starts that Pyodide as live mode starts its own: the packages come
+  as archives written into the file system, so an extension module is compiled and linked when
+  it is first imported (Pyodide's ``loadPackage`` links every one of a package as it installs
+  it: numpy's FFT, matplotlib's Qhull, Pillow's WebP...).
+* **Packages** (:func:`boot_archives`, fetched with the browser's HTTP cache): live mode's site
+  archive (numpy, matplotlib and their dependencies, compiled: ``<site>/_live/sb_site.tar.gz``,
+  shared), the lite site's own (``lite/pyodide/sb_lite_site.tar.gz``: IPython, jedi, micropip,
+  sqlite3 and their dependencies from the verified distribution, ``pyodide_dist.ensure`` with
+  :data:`ROOTS`; ``comm`` and ``ipywidgets`` from PyPI, ``tools/lite-wheels.txt``, pinned by
+  hash; the kernel's own ``piplite``, ``pyodide_kernel`` and ``ipykernel`` shim, shipped by
+  ``jupyterlite-pyodide-kernel``), matplotlib's prebuilt font list and the book's
+  ``spatialbook`` and ``widgets`` (live mode's ``<site>/_live/sb_packages.zip``, shared).  Every
+  package the kernel would install at start is named in ``loadPyodideOptions.packages``, so it
+  installs nothing with micropip; ``import spatialbook, widgets`` works with no ``%pip``.  A
+  lock of our own (``lite/pyodide/sb-lite-lock.json``) holds ssl and OpenSSL, with their
+  sha256 (Pyodide checks it with the fetch's integrity), loaded when a cell imports ssl.
+  ``disablePyPIFallback`` is on: a ``%pip install`` of anything else says it is not available
+  instead of reaching for PyPI.
 * **Front end**: JupyterLite's Notebook and JupyterLab apps with the prebuilt extensions of
   ``jupyterlab_widgets`` 3.0.15 (ipywidgets 8), ``jupyterlab-myst`` (the chapters' MyST, as in
   ``make lab``) and the book's own ``tools/jupyter/labextensions/spatialbook-lab``; nothing
-  from the build machine's environment (``ignore_sys_prefix``).
+  from the build machine's environment (``ignore_sys_prefix``).  jupyterlab-myst is the lock's
+  2.7.0, built against JupyterLab 4.5 (it asks for ``@jupyterlab/notebook`` ^4.5.9, apputils
+  ^4.6.9, coreutils ^6.5.9...), while JupyterLite 0.6.4 is JupyterLab 4.4.5: each page logs
+  "Unsatisfied version 4.4.5 ... of shared singleton module" for seven packages and "No
+  satisfying version" for ``@jupyterlab/cells`` and ``attachments`` (whose own copies it then
+  loads).  It runs on 4.4.5's singletons and renders the chapters (the browser test reads
+  MyST-rendered cells); an older jupyterlab-myst built for 4.4 would silence it, at the cost of
+  a second version pinned for the lite site alone.
 * **Files**: the chapters (outputs cleared: the reader runs them; the stored outputs are in the
   book's pages) and ``book/models/``, as ``chapters/`` and ``models/``.
 
@@ -72,9 +84,6 @@ KERNEL_PYPI = "extensions/@jupyterlite/pyodide-kernel-extension/static/pypi"
 KERNEL_WHEELS = ("piplite", "pyodide_kernel", "ipykernel")
 #: what the kernel installs at start unless named in ``loadPyodideOptions.packages`` (0.6.1)
 KERNEL_START = ("ssl", "sqlite3", "ipykernel", "comm", "pyodide_kernel", "jedi", "ipython")
-#: the name of the book's packages in the lite lock (``import spatialbook, widgets``)
-BOOK_PACKAGE = "spatialbook"
-FONTS_PACKAGE = "sb-matplotlib-fontlist"
 APPS = ("notebooks", "lab")
 
 
@@ -239,23 +248,39 @@ def _overrides() -> dict:
                                                        "windowingMode": "none"}}
 
 
-#: packages with shared libraries, loaded by Pyodide from their own wheels (the rest, pure
-#: Python or extension modules, go into the site archive)
-OWN_WHEELS = ("ssl", "openssl", "sqlite3")
-SITE_PACKAGE = "sb-lite-site"
-#: live mode's site archive (numpy, matplotlib: compiled, trimmed), shared.  Its members are
-#: rooted at ``/`` (``lib/python3.12/site-packages/...``) and a lock entry unpacks into
-#: site-packages, so they land one level down, in :data:`NESTED`, put on ``sys.path`` by
-#: ``PYTHONPATH`` (Python reads it at start; the folder appears when the entry is unpacked,
-#: and Pyodide invalidates the import caches after loading packages).
-LIVE_SITE_PACKAGE = "sb-live-site"
-NESTED = "/lib/python3.12/site-packages/lib/python3.12/site-packages"
-ALIAS_FILE = "sb_alias.zip"
+#: packages with a shared library of their own, left to Pyodide's loader (the lite lock),
+#: loaded only when a cell imports them (the kernel's ``loadPackagesFromImports``)
+OWN_WHEELS = ("ssl", "openssl")
+#: the kernel's Pyodide loader (tools/lite_kernel_pyodide.js), the kernel's ``pyodideUrl``
+BOOT_JS = HERE / "lite_kernel_pyodide.js"
+#: the pages' first script: what is missing (a file:// page, no service workers), instead of a
+#: hang (tools/lite_guard.js), copied to ``lite/`` and loaded before JupyterLite's start
+GUARD_JS = HERE / "lite_guard.js"
+GUARD_NAME = "sb_lite_guard.js"
+#: in the app's pages: a cell out of view skips style, layout and paint (``content-visibility:
+#: auto``; its last size is kept for the scroll bar).  A chapter is one long notebook with every
+#: cell in the page (``windowingMode: none``, :func:`_overrides`); without this each widget
+#: update or kernel status change restyled all of it: a slider move cost 12 style passes of
+#: 60 ms each (load 11) in the browser's trace.
+PAGE_STYLE = ("<style>.jp-Notebook .jp-Cell{content-visibility:auto;"
+              "contain-intrinsic-size:auto 200px}</style>")
+SITE_ARCHIVE = "sb_lite_site.tar.gz"
+#: the book's packages (live mode's zip, compiled for this folder) and where it goes on sys.path
+BOOK_DIR = "/home/pyodide/sb"
+#: imported by the loader before the kernel starts (while the page is still drawing the
+#: notebook): what every chapter imports first and needs no IPython (ipywidgets and matplotlib's
+#: pyplot register with the IPython shell at import, so they wait for the kernel's).  The
+#: backend is the kernel's own (pyodide_kernel sets it when unset), here before matplotlib reads it.
+PRE_IMPORTS = ("import os\n"
+               "os.environ.setdefault('MPLBACKEND', 'module://matplotlib_inline.backend_inline')\n"
+               "import numpy, matplotlib, matplotlib.figure, matplotlib.backends.backend_agg\n"
+               "import spatialbook")
 
 
 def archive_wheels(dist: Path, wheels: dict[str, Path], app: Path) -> list[Path]:
-    """Every wheel whose files go into the site archive: :data:`ROOTS` and their dependencies
-    (less :data:`OWN_WHEELS`), comm, ipywidgets and the kernel's own wheels."""
+    """Every wheel whose files go into the lite site's archive: :data:`ROOTS` and their
+    dependencies (less :data:`OWN_WHEELS` and what live mode's archive holds), comm, ipywidgets
+    and the kernel's own wheels."""
     official = json.loads(pyodide_dist.LOCK_FILE.read_text())
     shared = set(pyodide_dist.package_closure(official))          # in live mode's archive
     out = [dist / official["packages"][n]["file_name"]
@@ -270,22 +295,23 @@ def archive_wheels(dist: Path, wheels: dict[str, Path], app: Path) -> list[Path]
     return out
 
 
-def site_zip(paths: list[Path], dist: Path) -> Path:
-    """The archive wheels' files (tools/live_archives.py ``site_archive``: trimmed as live
-    mode's, each module compiled by a CPython 3.12 when one is found) as one zip rooted at
-    site-packages, which Pyodide unpacks there: imports read bytecode instead of compiling
-    IPython, jedi, numpy and matplotlib in the reader's browser.  Cached by its inputs."""
+def site_archive(paths: list[Path], dist: Path) -> Path:
+    """The archive wheels' files as one gzipped ustar archive rooted at ``/`` (tools/
+    live_archives.py ``site_archive``, as live mode's ``sb_site.tar.gz``: trimmed, each module
+    compiled by a CPython 3.12 when one is found), which the kernel's Pyodide loader writes
+    into the file system: imports read bytecode, and an extension module is linked when it is
+    first imported.  Cached by its inputs in ``~/.cache/spatialbook/lite-site/``."""
     import live_archives
     from live_compile import compilers
 
     script = HERE / "live_archives.py"
     key = hashlib.sha256(json.dumps(
         [[pyodide_dist.sha256_of(p) for p in paths], script.read_text()]).encode()).hexdigest()[:16]
-    out = cache_root() / "lite-site" / f"sb_lite_site-{key}.zip"
+    out = cache_root() / "lite-site" / f"sb_lite_site-{key}.tar.gz"
     if out.is_file():
         return out
     out.parent.mkdir(parents=True, exist_ok=True)
-    for old in out.parent.glob("sb_lite_site-*.zip"):
+    for old in out.parent.glob("sb_lite_site-*.tar.gz"):
         old.unlink()
     with tempfile.TemporaryDirectory(prefix="sb-lite-") as tmp:
         tar = Path(tmp) / "site.tar.gz"
@@ -298,49 +324,50 @@ def site_zip(paths: list[Path], dist: Path) -> Path:
             print("lite_site: no CPython 3.12 to compile the kernel's packages: they work, and "
                   "start slower", file=sys.stderr)
             live_archives.site_archive([str(p) for p in paths], str(tar), False)
-        import tarfile
-
-        with tarfile.open(tar) as tf, zipfile.ZipFile(Path(tmp) / "site.zip", "w") as zf:
-            for member in tf.getmembers():
-                name = member.name
-                assert name.startswith(live_archives.SITE_PACKAGES), name
-                live_archives.zip_put(zf, name[len(live_archives.SITE_PACKAGES):],
-                                      tf.extractfile(member).read())
-        shutil.move(Path(tmp) / "site.zip", out)
+        missing = _missing_modules(tar)
+        if missing:
+            raise LiteUnavailable(f"the lite site's archive lacks what the kernel imports at "
+                                  f"start: {missing}")
+        shutil.move(tar, out)
     return out
 
 
-def lite_lock(dist: Path, site: Path, lite: Path) -> dict:
-    """The lock given to Pyodide: every package the kernel loads, each file named relative to
-    ``<site>/_pyodide/`` (Pyodide's index URL) with its sha256.  The site archive is one
-    entry; the names the kernel asks for (micropip, piplite, IPython, ...) are entries of an
-    empty zip that depend on it."""
+def _missing_modules(tar: Path) -> list[str]:
+    """The modules the kernel imports at start (:data:`KERNEL_START` less :data:`OWN_WHEELS`,
+    micropip, piplite) that are not at the top of the archive's site-packages."""
+    import tarfile
+
+    from live_archives import SITE_PACKAGES
+
+    with tarfile.open(tar) as tf:
+        tops = {n[len(SITE_PACKAGES):].split("/")[0].split(".")[0] for n in tf.getnames()}
+    wanted = {"IPython" if n == "ipython" else n
+              for n in ("micropip", "piplite", *KERNEL_START) if n not in OWN_WHEELS}
+    return sorted(wanted - tops)
+
+
+def lite_lock() -> dict:
+    """The lock given to Pyodide (``lite/pyodide/sb-lite-lock.json``): the verified official
+    lock's ``info`` (Pyodide checks its version) and :data:`OWN_WHEELS` only, each file named
+    relative to ``<site>/_pyodide/`` (Pyodide's index URL) with its sha256 (Pyodide checks it
+    with the fetch's integrity).  Everything else comes in the archives of :func:`boot_archives`."""
     official = json.loads(pyodide_dist.LOCK_FILE.read_text())
     packages = {}
     for name in OWN_WHEELS:
         entry = dict(official["packages"][name])
         entry["file_name"] = f"../{LITE}/pyodide/{entry['file_name']}"
         packages[name] = entry
-
-    def add(name, path: Path, url: str, imports, depends, version="0"):
-        packages[canonical(name)] = {
-            "name": name, "version": version, "file_name": url, "install_dir": "site",
-            "sha256": pyodide_dist.sha256_of(path), "package_type": "package",
-            "imports": list(imports), "depends": list(depends),
-            "unvendored_tests": False, "shared_library": False}
-
-    pyo = lite / "pyodide"
-    add(LIVE_SITE_PACKAGE, site / "_live" / "sb_site.tar.gz", "../_live/sb_site.tar.gz", [], [])
-    add(SITE_PACKAGE, pyo / "sb_lite_site.zip", f"../{LITE}/pyodide/sb_lite_site.zip", [],
-        [LIVE_SITE_PACKAGE])
-    for name in ("micropip", "piplite", *KERNEL_START):
-        if canonical(name) not in packages:
-            add(name, pyo / ALIAS_FILE, f"../{LITE}/pyodide/{ALIAS_FILE}", [name], [SITE_PACKAGE])
-    add(FONTS_PACKAGE, pyo / "sb_fontlist.zip", f"../{LITE}/pyodide/sb_fontlist.zip",
-        [], [LIVE_SITE_PACKAGE])
-    add(BOOK_PACKAGE, site / "_live" / "sb_packages.zip", "../_live/sb_packages.zip",
-        ["spatialbook", "widgets"], [SITE_PACKAGE, FONTS_PACKAGE])
     return {"info": official["info"], "packages": packages}
+
+
+def boot_archives() -> list[dict]:
+    """What the kernel's Pyodide loader unpacks, in order (URLs relative to ``lite/pyodide/``):
+    live mode's site archive (numpy, matplotlib), the lite site's (the kernel's packages),
+    matplotlib's font list over the wheel's, and the book's packages."""
+    return [{"url": "../../_live/sb_site.tar.gz", "format": "gztar", "dir": "/"},
+            {"url": SITE_ARCHIVE, "format": "gztar", "dir": "/"},
+            {"url": "sb_fontlist.zip", "format": "zip", "dir": "/"},
+            {"url": "../../_live/sb_packages.zip", "format": "zip", "dir": BOOK_DIR}]
 
 
 def canonical(name: str) -> str:
@@ -355,31 +382,55 @@ def fontlist_zip(dest: Path) -> Path:
     from live_archives import SITE_PACKAGES, kept_fonts, zip_put
 
     fonts = kept_fonts(json.loads(pyodide_dist.FONTLIST.read_text()))   # the archive's fonts
-    with zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED) as zf:       # matplotlib: in NESTED
+    with zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED) as zf:
         zip_put(zf, f"{SITE_PACKAGES}matplotlib/fontlist.json", json.dumps(fonts, indent=2))
     return dest
 
 
-def write_settings(lite: Path, site: Path, lock: dict) -> None:
-    """Point the kernel at the shared Pyodide, the lite lock and the preloaded packages."""
+def write_settings(lite: Path, site: Path) -> None:
+    """Point the kernel at its Pyodide loader (:data:`BOOT_JS`, which starts the site's shared
+    Pyodide with the lite lock and unpacks the archives) and name every package the kernel
+    would otherwise install at start."""
     path = lite / "jupyter-lite.json"
     config = json.loads(path.read_text())
     data = config["jupyter-config-data"]
-    # spelled as jupyterlite-pyodide-kernel spells them: it installs with piplite what it
-    # does not find in this list (Pyodide itself takes either spelling)
-    spelled = {canonical(n): n for n in ("micropip", "piplite", *KERNEL_START)}
-    options = {"lockFileURL": "./pyodide/sb-lite-lock.json",
-               "packages": sorted(spelled.get(n, n) for n in lock["packages"]),
-               "env": {"PYTHONPATH": NESTED}}
+    boot = {"pyodide": "../../_pyodide/", "lockFileURL": "sb-lite-lock.json",
+            "archives": boot_archives(), "sysPath": [BOOK_DIR], "imports": PRE_IMPORTS}
     if (site / "_live" / "python_stdlib_pyc.zip").is_file():
-        options["stdLibURL"] = "../_live/python_stdlib_pyc.zip"
+        boot["stdLibURL"] = "../../_live/python_stdlib_pyc.zip"
+    # spelled as jupyterlite-pyodide-kernel 0.6.1 spells them: it installs with piplite what it
+    # does not find in this list; the loader gives Pyodide none of them (they are unpacked)
+    options = {"packages": sorted(("micropip", "piplite", *KERNEL_START)), "sbBoot": boot}
     data["exposeAppInBrowser"] = True      # window.jupyterapp: the browser test drives it
     data.setdefault("litePluginSettings", {})["@jupyterlite/pyodide-kernel-extension:kernel"] = {
-        "pyodideUrl": "./../_pyodide/pyodide.js",
+        "pyodideUrl": f"./pyodide/{BOOT_JS.name}",
         "disablePyPIFallback": True,
         "pipliteUrls": [f"./{KERNEL_PYPI}/all.json"],
         "loadPyodideOptions": options}
     path.write_text(json.dumps(config, indent=1))
+
+
+def guard_pages(lite: Path) -> int:
+    """Put :data:`GUARD_JS` first in every page of the app that starts JupyterLite (the root
+    and each app's ``index.html``: they ``await import(...config-utils.js)``), and make that
+    start wait on it: a page the guard stopped (``window.sbLiteStop``) shows what is missing
+    and starts nothing.  Returns how many pages; fails when the app's pages are not as
+    JupyterLite 0.6 writes them (the guard would silently not run)."""
+    shutil.copy2(GUARD_JS, lite / GUARD_NAME)
+    start = "await import("
+    pages = [p for p in sorted(lite.rglob("index.html"))
+             if "extensions" not in p.relative_to(lite).parts and start in p.read_text()]
+    for page in pages:
+        text = page.read_text()
+        rel = "../" * (len(page.relative_to(lite).parts) - 1)
+        tag = f'<script src="{rel}{GUARD_NAME}"></script>{PAGE_STYLE}\n'
+        head = text.index("<head>") + len("<head>\n")
+        text = text[:head] + "    " + tag + text[head:]
+        page.write_text(text.replace(start, "if (!window.sbLiteStop) " + start, 1))
+    names = {p.relative_to(lite).as_posix() for p in pages}
+    if not {"index.html", "notebooks/index.html", "lab/index.html"} <= names:
+        raise LiteUnavailable(f"JupyterLite's pages are not as expected: guarded only {sorted(names)}")
+    return len(pages)
 
 
 def stage_files(dest: Path, book: Path = ROOT / "book") -> int:
@@ -430,13 +481,12 @@ def build(site: Path, book: Path = ROOT / "book") -> str | None:
         for name in OWN_WHEELS:
             fname = official["packages"][name]["file_name"]
             shutil.copy2(dist / fname, pyo / fname)
-        shutil.copy2(site_zip(archive_wheels(dist, wheels, app), dist), pyo / "sb_lite_site.zip")
-        with zipfile.ZipFile(pyo / ALIAS_FILE, "w"):
-            pass
+        shutil.copy2(site_archive(archive_wheels(dist, wheels, app), dist), pyo / SITE_ARCHIVE)
         fontlist_zip(pyo / "sb_fontlist.zip")
-        lock = lite_lock(dist, site, lite)
-        (pyo / "sb-lite-lock.json").write_text(json.dumps(lock))
-        write_settings(lite, site, lock)
+        shutil.copy2(BOOT_JS, pyo / BOOT_JS.name)
+        (pyo / "sb-lite-lock.json").write_text(json.dumps(lite_lock()))
+        write_settings(lite, site)
+        guard_pages(lite)
         with tempfile.TemporaryDirectory(prefix="sb-lite-files-") as tmp:
             n = stage_files(Path(tmp) / "files", book)
             _add_contents(lite, Path(tmp) / "files")

@@ -15,7 +15,14 @@ site served on 127.0.0.1 by ``tools/serve_book.py``'s handler, which records wha
    the book's version", which deletes the copy, and the notebook opens as the book has it;
 6. a second chapter starts from the browser's cache: the server sends none of the big files
    (interpreter, standard library, the site archives) again;
-7. nothing left 127.0.0.1 and no console error.
+7. Run All with no error on every other chapter that offers the link (the chapters whose code
+   runs in Pyodide), one after another in the same browser page, each with its own kernel, as
+   a reader opening them in turn;
+8. nothing left 127.0.0.1 and no console error.
+
+And opened where JupyterLite cannot run (from a file; in a browser that gives the page no
+service worker: a page on plain http from another host name, or service workers turned off),
+the page says what is missing and how to open it, instead of hanging.
 
 Prints the measurements: time to a ready kernel (with the imports) cold and warm, slider to
 new pixels, and the lite site's bytes.
@@ -39,13 +46,14 @@ from browser_support import CHROMIUM_ARGS, ROOT, SITE, ensure_browser, is_local
 
 sys.path.insert(0, str(ROOT / "tools"))
 
+import lite_pages  # noqa: E402
 import serve_book  # noqa: E402
 
 LITE = SITE / "lite"
 FIRST, SECOND = "chapters/ch01_velocity_field", "chapters/ch03_screw_axis"
 EXPERIMENT_CELL = 'exp = EXPERIMENTS["velocity_field"]()'
 EDITED = 'exp = EXPERIMENTS["velocity_field"](angle=90.0, omega=-2.0)'
-BIG = re.compile(r"pyodide\.asm\.wasm$|python_stdlib_pyc\.zip$|sb_site\.tar\.gz$|sb_lite_site\.zip$"
+BIG = re.compile(r"pyodide\.asm\.wasm$|python_stdlib_pyc\.zip$|sb_site\.tar\.gz$|sb_lite_site\.tar\.gz$"
                  r"|sb_packages\.zip$")
 READY_MS = 240_000
 
@@ -140,6 +148,20 @@ WATCH = """(i) => { const cell = window.jupyterapp.shell.currentWidget.content.w
   return img.src.length; }"""
 
 
+def runnable_chapters() -> list[str]:
+    """The chapters whose pages offer "Edit in your browser" (their code runs in Pyodide)."""
+    return [f"chapters/{nb.stem}" for nb in sorted((ROOT / "book" / "chapters").glob("ch*.ipynb"))
+            if not lite_pages.browser_missing(nb)]
+
+
+def open_notebook(page, url: str, rel: str) -> float:
+    """Open a chapter's notebook in the lite site directly; seconds to the kernel idle."""
+    t0 = time.perf_counter()
+    page.goto(f"{url}/lite/notebooks/index.html?path={rel}.ipynb", wait_until="load")
+    page.wait_for_function(f"({KERNEL})() === 'idle'", timeout=READY_MS, polling=50)
+    return time.perf_counter() - t0
+
+
 def open_chapter(page, url: str, rel: str) -> dict:
     """From the chapter page, follow "Edit in your browser"; return the times (ms from the
     click): kernel idle, and ready (spatialbook and widgets imported)."""
@@ -166,13 +188,28 @@ def run_all(page) -> float:
     return time.perf_counter() - t0
 
 
+def _settled_box(page, locator) -> dict:
+    """The element's box, scrolled into view, once it stops moving: cells out of view are not
+    laid out (the lite pages' ``content-visibility: auto``), so cells coming into view after a
+    scroll take their real height and can move what is below them."""
+    height = page.viewport_size["height"]
+    box = None
+    for _ in range(40):
+        locator.scroll_into_view_if_needed()
+        page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+        again = locator.bounding_box()
+        if again == box and 0 <= box["y"] and box["y"] + box["height"] <= height:
+            return box
+        box = again
+    raise AssertionError(f"the element does not settle in view: {box}")
+
+
 def slider_to_pixels(page, cell: int, step: int) -> float:
     """Drag the experiment's first slider ``step`` pixels to the right with the mouse, as a
     reader does; ms from the move until the new picture is painted."""
     assert page.evaluate(WATCH, cell), "the experiment cell shows no picture"
     handle = page.locator(".jp-Cell").nth(cell).locator(".widget-slider .noUi-handle").first
-    handle.scroll_into_view_if_needed()
-    box = handle.bounding_box()
+    box = _settled_box(page, handle)
     x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
     page.mouse.move(x, y)
     page.mouse.down()
@@ -192,6 +229,7 @@ def test_edit_in_the_browser(reader):
     assert cell >= 0, "the velocity_field cell is not in the notebook"
     page.locator(".jp-Cell").nth(cell).scroll_into_view_if_needed()
     readout = page.locator(".jp-Cell").nth(cell).locator(".widget-readout").first
+    _settled_box(page, readout)          # in view and laid out: its text is there to read
     assert readout.inner_text().strip() == "0"
     moves = [slider_to_pixels(page, cell, 12) for _ in range(5)]
     assert float(readout.inner_text()) > 0, "the slider did not move"
@@ -209,7 +247,9 @@ def test_edit_in_the_browser(reader):
     assert not page.evaluate(ERRORS)
     page.evaluate(WATCH, cell)
     assert page.evaluate("() => window.__sbImg.src") != old_src, "the edited cell drew the same figure"
-    value = page.locator(".jp-Cell").nth(cell).locator(".widget-readout").first.inner_text()
+    readout = page.locator(".jp-Cell").nth(cell).locator(".widget-readout").first
+    _settled_box(page, readout)
+    value = readout.inner_text()
     assert value.strip() == "90", f"the edited angle (90) is not on the slider: {value!r}"
 
     # 5. save: the browser keeps the edited copy; the chapter page offers the book's version
@@ -239,6 +279,19 @@ def test_edit_in_the_browser(reader):
     assert any(p.endswith("pyodide.asm.wasm") for p in big_first), big_first
     assert not again, f"the second chapter downloaded again: {again}"
 
+    # 7. Run All on every other chapter that offers the link, in this page
+    others = [rel for rel in runnable_chapters() if rel not in (FIRST, SECOND)]
+    assert len(others) >= 6, others                      # ch02, ch04-ch08 at least
+    t_all = time.perf_counter()
+    costs = []
+    for rel in others:
+        start = open_notebook(page, url, rel)
+        try:
+            costs.append((rel.split("/")[1][:4], start, run_all(page)))
+        except AssertionError as exc:
+            raise AssertionError(f"{rel}: {exc}") from None
+    all_s = time.perf_counter() - t_all
+
     outside = [u for u in seen if not is_local(u)]
     assert not outside, f"requests outside the machine: {outside}"
     assert not errors, "\n  ".join(errors)
@@ -247,4 +300,67 @@ def test_edit_in_the_browser(reader):
           f"widgets {cold['ready'] / 1000:.1f} s (cold); Run All {run_all_s:.1f} s; slider to new "
           f"pixels median {statistics.median(moves):.0f} ms (max {max(moves):.0f}); {SECOND}: "
           f"idle {warm['idle'] / 1000:.1f} s, ready {warm['ready'] / 1000:.1f} s (warm, no big "
-          f"file sent again); lite/ adds {size / 1e6:.1f} MB")
+          f"file sent again); lite/ adds {size / 1e6:.1f} MB; Run All of {len(others)} more "
+          f"chapters in {all_s:.1f} s (" + ", ".join(f"{c}: idle {a:.1f} s + Run All {b:.1f} s"
+                                                     for c, a, b in costs) + ")")
+
+
+MISSING = ".sb-lite-missing"
+
+
+def _says_what_is_missing(page, *words, stopped: bool = True) -> str:
+    """The guard's message is shown and names make serve and the page's served address; when
+    the guard knew before the start (``stopped``), JupyterLite did not start behind it."""
+    box = page.locator(MISSING)
+    box.wait_for(state="visible", timeout=30_000)
+    text = box.inner_text()
+    for w in ("make serve", f"http://127.0.0.1:8000/lite/notebooks/index.html?path={FIRST}.ipynb",
+              *words):
+        assert w in text, (w, text)
+    if stopped:
+        page.wait_for_timeout(1000)
+        assert page.evaluate("() => !window.jupyterapp"), "JupyterLite started anyway"
+    return text
+
+
+def test_a_file_page_says_how_to_open_the_site(browser):
+    """Opened from a file, a lite page says JupyterLite needs http, and where to open it."""
+    ctx = browser.new_context()
+    try:
+        page = ctx.new_page()
+        page.goto((LITE / "notebooks" / "index.html").as_uri() + f"?path={FIRST}.ipynb")
+        _says_what_is_missing(page, "from a file")
+    finally:
+        ctx.close()
+
+
+def test_no_service_worker_says_so(tmp_path, browser):
+    """A page from another host name on plain http (not a secure context: no service workers),
+    and a browser with service workers turned off: each says what is missing, instead of a
+    kernel that never starts."""
+    server = http.server.ThreadingHTTPServer(                   # (a quiet serve_book handler)
+        ("127.0.0.1", 0), functools.partial(_Counting, directory=str(SITE)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    port = server.server_address[1]
+    rel = f"lite/notebooks/index.html?path={FIRST}.ipynb"
+    try:
+        ctx = browser.browser_type.launch_persistent_context(
+            str(tmp_path / "profile"), executable_path=str(ensure_browser.ensure()),
+            headless=True, args=CHROMIUM_ARGS + [
+                "--host-resolver-rules=MAP sb-book.test 127.0.0.1, MAP * ~NOTFOUND"])
+        try:
+            page = ctx.new_page()
+            page.goto(f"http://sb-book.test:{port}/{rel}")
+            _says_what_is_missing(page, "plain http from sb-book.test")
+        finally:
+            ctx.close()
+        ctx = browser.new_context(service_workers="block")
+        try:
+            page = ctx.new_page()
+            page.goto(f"http://127.0.0.1:{port}/{rel}")
+            _says_what_is_missing(page, "did not register", stopped=False)
+        finally:
+            ctx.close()
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -1,0 +1,169 @@
+"""The book's JupyterLite site (issue 35) in headless Chromium, network blocked: its figures.
+
+In one reader's browser profile (disk cache and service workers as a reader's), served on
+127.0.0.1 by ``tools/serve_book.py``'s handler:
+
+* cold: from the click on ch01's "Edit in your browser" to the kernel idle, and to ready
+  (``import spatialbook, widgets`` answered), with the kernel's boot phases as its Pyodide
+  loader logs them (``sb-lite boot:`` in the worker's console) and when each big file arrived;
+* Run All of that chapter;
+* slider to new pixels: ``--moves`` drags of the experiment's first slider, p50 and p95, with
+  the kernel's own Python time per change;
+* warm: a second chapter (ch03) opened from the same profile, idle and ready, and the big
+  files the server sent again (should be none);
+* the lite site's bytes.
+
+Timings on the shared machine are noisy: the load average is printed beside them.
+
+    .venv/bin/python benchmarks/bench_lite.py [--moves 20] [--runs 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import http.server
+import os
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "browser"))
+
+from browser_support import CHROMIUM_ARGS, SITE, ensure_browser  # noqa: E402
+from test_lite import (BIG, CELL_INDEX, EXPERIMENT_CELL, FIRST, LITE, SECOND,  # noqa: E402
+                       _Counting, open_chapter, run_all, slider_to_pixels)
+
+#: the kernel's Python time per slider change: ``Experiment.update`` timed in the kernel
+TIME_OBSERVER = """
+import time as _sbt
+from widgets.experiment import Experiment as _SBE
+_SBE._sb_times = []
+if not hasattr(_SBE, "_sb_update"):
+    _SBE._sb_update = _SBE.update
+    def _sb_timed(self, *a, **k):
+        t = _sbt.perf_counter()
+        _SBE._sb_update(self, *a, **k)
+        _SBE._sb_times.append((_sbt.perf_counter() - t) * 1000)
+    _SBE.update = _sb_timed
+"""
+
+
+def load() -> str:
+    return "load %.2f %.2f %.2f" % os.getloadavg()
+
+
+def pct(xs, q):
+    return float(np.percentile(xs, q)) if xs else float("nan")
+
+
+def kernel_py(page, code: str) -> str:
+    return page.evaluate("""async (code) => { const w = window.jupyterapp.shell.currentWidget;
+      const f = w.sessionContext.session.kernel.requestExecute({code, silent: false, store_history: false});
+      let out = ''; f.onIOPub = (m) => { if (m.header.msg_type === 'stream') out += m.content.text;
+        if (m.header.msg_type === 'error') out += m.content.ename + ': ' + m.content.evalue; };
+      await f.done; return out; }""", code)
+
+
+def boot_marks(page) -> str:
+    """The kernel worker's boot phases (tools/lite_kernel_pyodide.js ``sbBootMarks``): ms from
+    the loader's call; and when the loader was called, in ms from the page's start."""
+    for w in page.workers:
+        try:
+            got = w.evaluate("() => self.sbBootMarks ? [self.sbBootMarks, performance.timeOrigin] : null")
+        except Exception:
+            continue
+        if got:
+            marks, origin = got
+            page_origin = page.evaluate("() => performance.timeOrigin")
+            return f"worker started {origin - page_origin:.0f} ms after the page; " + ", ".join(marks)
+    return "no boot marks (not the book's loader?)"
+
+
+def one_run(pw, moves: int) -> dict:
+    _Counting.log = []
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(_Counting, directory=str(SITE)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    logs: list[tuple[float, str]] = []
+    out: dict = {}
+    with tempfile.TemporaryDirectory() as profile:
+        ctx = pw.chromium.launch_persistent_context(
+            profile, executable_path=str(ensure_browser.ensure()), headless=True,
+            args=CHROMIUM_ARGS + ["--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"],
+            viewport={"width": 1280, "height": 900})
+        ctx.on("page", lambda p: p.on("console", lambda m: logs.append((time.perf_counter(), m.text))))
+        try:
+            page = ctx.new_page()
+            t_click = time.perf_counter()
+            out["load_cold"] = load()
+            out["cold"] = open_chapter(page, url, FIRST)
+            out["cold"]["boot"] = boot_marks(page)
+            out["cold_logs"] = [(t - t_click, m) for t, m in logs if t >= t_click]
+            out["run_all"] = run_all(page)
+            out["load_run_all"] = load()
+            cell = page.evaluate(CELL_INDEX, EXPERIMENT_CELL)
+            page.locator(".jp-Cell").nth(cell).scroll_into_view_if_needed()
+            kernel_py(page, TIME_OBSERVER)
+            ms = []
+            for i in range(moves):
+                ms.append(slider_to_pixels(page, cell, 12 if i % 2 == 0 else -12))
+            out["moves"] = ms
+            out["py"] = [float(x) for x in kernel_py(
+                page, "print(' '.join(f'{t:.1f}' for t in _SBE._sb_times))").split()]
+            out["load_moves"] = load()
+            _Counting.log.clear()
+            logs.clear()
+            t_click = time.perf_counter()
+            out["load_warm"] = load()
+            out["warm"] = open_chapter(page, url, SECOND)
+            out["warm"]["boot"] = boot_marks(page)
+            out["warm_logs"] = [(t - t_click, m) for t, m in logs if t >= t_click]
+            out["again"] = [(p, c) for p, c in _Counting.log if BIG.search(p) and c == 200]
+        finally:
+            ctx.close()
+            server.shutdown()
+            server.server_close()
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--moves", type=int, default=20, help="slider drags (default 20)")
+    ap.add_argument("--runs", type=int, default=1, help="fresh profiles (default 1)")
+    ap.add_argument("--logs", action="store_true", help="print the console lines of each start")
+    args = ap.parse_args(argv)
+    if not (LITE / "jupyter-lite.json").is_file():
+        print(f"bench_lite: no lite site in {SITE} (build the book: tools/build_book.py)")
+        return 1
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        for _ in range(args.runs):
+            r = one_run(pw, args.moves)
+            for key in ("cold", "warm"):
+                print(f"  {key}: kernel idle {r[key]['idle'] / 1000:.2f} s, ready "
+                      f"{r[key]['ready'] / 1000:.2f} s  ({r['load_' + key]})")
+                print(f"      kernel boot: {r[key]['boot']}")
+                for t, m in r[key + "_logs"]:
+                    if m.startswith("sb-lite") or args.logs and m.strip() and not m.startswith(
+                            ("Rendering", "Using MIME", "Re-rendering")):
+                        print(f"      {t:6.2f} s  {m[:200]}")
+            print(f"  Run All ({FIRST}): {r['run_all']:.2f} s  ({r['load_run_all']})")
+            print(f"  slider to new pixels: p50 {pct(r['moves'], 50):.0f} ms, p95 "
+                  f"{pct(r['moves'], 95):.0f} ms over {len(r['moves'])}; kernel Python per change "
+                  f"p50 {pct(r['py'], 50):.0f} ms, p95 {pct(r['py'], 95):.0f} ms  ({r['load_moves']})")
+            print(f"  big files sent again for the second chapter: {r['again'] or 'none'}")
+    size = sum(p.stat().st_size for p in LITE.rglob("*") if p.is_file())
+    print(f"  lite/ adds {size / 1e6:.1f} MB")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

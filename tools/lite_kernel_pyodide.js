@@ -1,0 +1,102 @@
+/* The book's JupyterLite kernel starts Pyodide as live mode does (issue 35).
+ *
+ * jupyterlite-pyodide-kernel 0.6 runs ``importScripts(pyodideUrl)`` in its worker and then
+ * calls ``self.loadPyodide({indexURL: <this file's folder>, ...loadPyodideOptions})``; the
+ * book's lite site (tools/lite_site.py) points ``pyodideUrl`` at this file, which defines
+ * that ``loadPyodide``:
+ *
+ * 1. it starts downloading the archives named in ``loadPyodideOptions.sbBoot.archives`` at
+ *    once (gzipped ones gunzipped as they arrive), all with the browser's ordinary HTTP cache:
+ *    live mode's site archive (numpy, matplotlib and their dependencies, compiled), the lite
+ *    site's own (IPython, jedi, micropip, comm, ipywidgets, the kernel's own packages), the
+ *    book's packages and matplotlib's font list;
+ * 2. it loads the site's own verified Pyodide (``sbBoot.pyodide``) and starts it with a lock
+ *    that lists only the packages loaded on demand (ssl, sqlite3), no packages at start;
+ * 3. it writes the archives' files into Pyodide's file system (``pyodide.unpackArchive``) and
+ *    puts ``sbBoot.sysPath`` (the book's packages' folder) first on ``sys.path``.
+ *
+ * Pyodide's ``loadPackage`` would instead load every extension module of a package (each
+ * ``.so``: compiled and linked) as the package is installed; written as plain files, an
+ * extension module is linked when Python first imports it, as in live mode.  The kernel then
+ * finds every package it would otherwise install named in ``loadPyodideOptions.packages`` and
+ * installs nothing; ``import pyodide_kernel`` reads the unpacked files.
+ *
+ * Each phase's time (ms from the call) is logged once to the worker's console, on one line
+ * starting "sb-lite boot:" (benchmarks/bench_lite.py reads it).
+ */
+"use strict";
+
+self.loadPyodide = async function sbLoadPyodide(options) {
+  var boot = options.sbBoot;
+  var here = options.indexURL;                        // this file's folder, <lite>/pyodide/
+  var at = function (rel) { return new URL(rel, here).href; };
+  var t0 = performance.now(), marks = [];
+  var mark = function (name) { marks.push(name + " " + Math.round(performance.now() - t0)); };
+
+  var fetched = function (url) {
+    return fetch(url).then(function (r) {
+      if (!r.ok) { throw new Error(url + ": HTTP " + r.status); }
+      return r;
+    });
+  };
+  var archives = boot.archives.map(function (a) {
+    var url = at(a.url);
+    var bytes = fetched(url).then(function (r) {
+      if (a.format === "gztar" && typeof DecompressionStream === "function") {
+        return new Response(r.body.pipeThrough(new DecompressionStream("gzip"))).arrayBuffer()
+          .then(function (buf) { return { buf: buf, format: "tar" }; });
+      }
+      return r.arrayBuffer().then(function (buf) { return { buf: buf, format: a.format }; });
+    });
+    bytes.then(function () { mark(a.url.split("/").pop()); }, function () {});
+    return bytes;
+  });
+
+  importScripts(at(boot.pyodide + "pyodide.js"));     // defines the real self.loadPyodide
+  var opts = {};
+  for (var k in options) {
+    if (k !== "sbBoot" && k !== "packages") { opts[k] = options[k]; }
+  }
+  opts.indexURL = at(boot.pyodide);
+  opts.lockFileURL = at(boot.lockFileURL);
+  if (boot.stdLibURL) { opts.stdLibURL = at(boot.stdLibURL); }
+  var pyodide = await self.loadPyodide(opts);
+  mark("Python started");
+  for (var i = 0; i < archives.length; i++) {
+    var got = await archives[i], dir = boot.archives[i].dir;
+    if (got.format === "tar") { writeTar(pyodide.FS, new Uint8Array(got.buf), dir); }
+    else { pyodide.unpackArchive(got.buf, got.format, { extractDir: dir }); }
+  }
+  pyodide.runPython("import importlib, sys\nsys.path[:0] = " + JSON.stringify(boot.sysPath || [])
+                    + "\nimportlib.invalidate_caches()");
+  mark("unpacked");
+  if (boot.imports) {                       // the book's packages, while the page renders
+    pyodide.runPython(boot.imports);
+    mark("imports");
+  }
+  self.sbBootMarks = marks;
+  console.log("sb-lite boot: " + marks.join(", "));
+  return pyodide;
+};
+
+// A ustar archive's regular files written under ``dir`` (the file system keeps views of the
+// archive's bytes: no copies), as live mode writes its site archive (book/_live/sb_worker.js).
+function writeTar(FS, u8, dir) {
+  var at = 0, made = {}, text = new TextDecoder();
+  var field = function (a, b) {
+    var s = text.decode(u8.subarray(at + a, at + b)), nul = s.indexOf("\0");
+    return nul < 0 ? s : s.slice(0, nul);
+  };
+  while (at + 512 <= u8.length && u8[at] !== 0) {
+    var name = field(0, 100), prefix = field(345, 500), type = u8[at + 156];
+    var size = parseInt(field(124, 136).trim() || "0", 8);
+    if (prefix) { name = prefix + "/" + name; }
+    at += 512;
+    if (type === 48 || type === 0) {                                    // "0": a file
+      var path = dir.replace(/\/$/, "") + "/" + name, folder = path.slice(0, path.lastIndexOf("/"));
+      if (!made[folder]) { FS.mkdirTree(folder); made[folder] = true; }
+      FS.writeFile(path, u8.subarray(at, at + size), { canOwn: true });
+    }
+    at += Math.ceil(size / 512) * 512;
+  }
+}
