@@ -109,6 +109,30 @@ def _config_inited(app, config) -> None:
     config.html_theme_options = options
     if edition(config) == "zh":
         config.translation_progress_classes = "untranslated"
+        _fast_chinese_search()
+
+
+class _Terms(set):
+    """Sphinx's Chinese search keeps the Latin words seen so far in a list and asks, for every
+    word indexed, whether it is in that list: quadratic, 66 of the 203 s of a profiled Chinese
+    build.  The same answers from a set."""
+
+    def extend(self, words) -> None:
+        self.update(words)
+
+
+def _fast_chinese_search() -> None:
+    """Index the Chinese edition with Sphinx's own ``SearchChinese``, its Latin words in a
+    :class:`_Terms` set (same index, no quadratic look-up)."""
+    import sphinx.search
+    from sphinx.search.zh import SearchChinese
+
+    class SearchChineseFast(SearchChinese):
+        def init(self, options) -> None:
+            super().init(options)
+            self.latin_terms = _Terms()
+
+    sphinx.search.languages["zh"] = SearchChineseFast
 
 
 def _doctree_read(app, doctree) -> None:
