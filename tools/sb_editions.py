@@ -141,6 +141,7 @@ def _doctree_read(app, doctree) -> None:
         return
     docname = app.env.docname
     ids, strings, _ = catalogue_state(locale_dir(app) / f"{docname}.po")
+    _translate_captions(app, doctree, docname)
     total = english = 0
     for node, msg in extract_messages(doctree):
         total += 1
@@ -150,6 +151,26 @@ def _doctree_read(app, doctree) -> None:
     if not hasattr(app.env, "sb_i18n"):
         app.env.sb_i18n = {}
     app.env.sb_i18n[docname] = (total, english)
+
+
+def _translate_captions(app, doctree, docname) -> None:
+    """The toc's part captions (sphinx-external-toc inserts the root page's toctrees after
+    Sphinx has translated the page, so their captions would stay English in the sidebar)."""
+    from sphinx import addnodes
+
+    po = locale_dir(app) / f"{docname}.po"
+    trees = list(doctree.findall(addnodes.toctree))
+    if not trees or not po.is_file():
+        return
+    from babel.messages.pofile import read_po
+
+    with po.open("rb") as f:
+        catalog = read_po(f, locale=LANG)
+    for tree in trees:
+        m = catalog.get(tree.get("caption") or "")
+        if m is not None and m.string and not m.fuzzy:
+            tree["caption"] = m.string
+            tree["translated"] = True
 
 
 def _purge(app, env, docname) -> None:
