@@ -201,8 +201,16 @@ def build(root: Path = ROOT, allow_missing: bool = False, incremental: bool = Fa
     env = dict(os.environ, PYTHONHASHSEED="0", MPLBACKEND="Agg")
     rc = subprocess.call(cmd, cwd=root, env=env)
     seconds = time.perf_counter() - t0
-    if tmp is not None:
-        tmp.cleanup()
+    try:
+        return _after(root, html_dir, book, rc, seconds,
+                      toc_file if tmp is not None else None, incremental, quiet)
+    finally:
+        if tmp is not None:
+            tmp.cleanup()
+
+
+def _after(root: Path, html_dir: Path, book: Path, rc: int, seconds: float, toc: Path | None,
+           incremental: bool, quiet: bool) -> int:
     if rc != 0:
         print(f"build_book: jupyter-book FAILED (exit {rc}) after {seconds:.1f} s", file=sys.stderr)
         return rc or 1
@@ -213,7 +221,42 @@ def build(root: Path = ROOT, allow_missing: bool = False, incremental: bool = Fa
         return 1
     print(f"build_book: built in {seconds:.1f} s, offline check passed")
     lite(html_dir, book)
+    return chinese(root, html_dir, toc, incremental, quiet)
+
+
+def chinese(root: Path, html_dir: Path, toc: Path | None, incremental: bool, quiet: bool) -> int:
+    """The Chinese edition in ``html_dir/zh/`` (tools/zh_edition.py), when the book has
+    catalogues: strict, sharing the English site's heavy files; then its finished pages'
+    check.  Prints the time and the bytes it added."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import lite_pages
+    import zh_edition
+
+    if not zh_edition.has_catalogues(root / "book"):
+        return 0
+    t0, c0 = time.perf_counter(), _children_cpu()
+    rc = zh_edition.build(root, toc, incremental, quiet)
+    seconds, cpu = time.perf_counter() - t0, _children_cpu() - c0
+    zh = html_dir / zh_edition.SUBDIR
+    if rc != 0:
+        print(f"build_book: the Chinese edition FAILED (exit {rc}) after {seconds:.1f} s", file=sys.stderr)
+        return rc
+    problems = offline_problems(html_dir)
+    if not (html_dir / "lite" / "jupyter-lite.json").is_file() and (zh / "chapters").is_dir():
+        lite_pages.strip_links(zh)
+    problems += zh_edition.html_problems(html_dir, root / "book")
+    if problems:
+        print("build_book: the Chinese edition:\n  " + "\n  ".join(problems), file=sys.stderr)
+        return 1
+    print(f"build_book: Chinese edition built in {seconds:.1f} s ({cpu:.1f} s CPU), "
+          f"{zh_edition.site_bytes(zh) / 1e6:.1f} MB in {zh.relative_to(root)}, "
+          f"{len(zh_edition.finished(root / 'book'))} finished page(s) checked")
     return 0
+
+
+def _children_cpu() -> float:
+    t = os.times()
+    return t.children_user + t.children_system
 
 
 def lite(html_dir: Path, book: Path) -> None:

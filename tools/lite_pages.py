@@ -75,17 +75,18 @@ def no_lite_bar(missing: list[str], live: bool) -> str:
             f'JupyterLab (<code>make lab</code>){still}.</span></div>\n')
 
 
-def lite_href(pagename: str, pathto) -> str:
-    """The lite site's URL of the page's notebook, relative to the page."""
-    return pathto(f"{LITE}/notebooks/index.html", 1) + f"?path={pagename}.ipynb"
+def lite_href(pagename: str, pathto, shared: str = "") -> str:
+    """The lite site's URL of the page's notebook, relative to the page (``shared``: the
+    site's root relative to this edition's, ``"../"`` in the Chinese edition)."""
+    return pathto(f"{shared}{LITE}/notebooks/index.html", 1) + f"?path={pagename}.ipynb"
 
 
-def bar(pagename: str, pathto) -> str:
+def bar(pagename: str, pathto, shared: str = "") -> str:
     """The page's top bar: the link, its hint, the (hidden) restore button and the script."""
     script = _SCRIPT % {"file_hint": json.dumps(_FILE_HINT), "stores": json.dumps(STORAGE_STORES),
                         "db": json.dumps(STORAGE_DB)}
     return (f'<div class="sb-lite-bar" data-sb-lite-path="{pagename}.ipynb">'
-            f'<a class="sb-lite-edit" href="{lite_href(pagename, pathto)}">Edit in your browser</a> '
+            f'<a class="sb-lite-edit" href="{lite_href(pagename, pathto, shared)}">Edit in your browser</a> '
             f'<span class="sb-lite-hint">{_HINT}</span> '
             '<button type="button" class="sb-lite-restore" hidden>Restore the book\'s version'
             '</button>' + script.replace("\n", "") + "</div>\n")
@@ -96,17 +97,20 @@ def _page_context(app, pagename, templatename, context, doctree) -> None:
     src = Path(app.srcdir) / f"{pagename}.ipynb"
     if not body or not pagename.startswith("chapters/") or not src.is_file():
         return
+    from sb_editions import shared_root
+
+    shared = shared_root(app.config)
     missing = browser_missing(src)
     if missing:
         context["body"] = body + no_lite_bar(missing, ">Run live</button>" in body)
         return
-    link = (f' <a class="sb-lite-edit sb-lite-beside" href="{lite_href(pagename, context["pathto"])}">'
+    link = (f' <a class="sb-lite-edit sb-lite-beside" href="{lite_href(pagename, context["pathto"], shared)}">'
             "Edit in your browser</a>")
     body = re.sub(r'(>Run live</button>)', r"\1" + link.replace("\\", "\\\\"), body)
     # at the page's end: a bar above the title shifted every line of the page (and axe then
     # found a glossary link of ch03 under the sticky header); the links beside Run live are
     # where a reader meets them
-    context["body"] = body + bar(pagename, context["pathto"])
+    context["body"] = body + bar(pagename, context["pathto"], shared)
 
 
 _BAR = re.compile(r'<div class="sb-lite-bar".*?</script></div>\n|'

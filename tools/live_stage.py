@@ -139,14 +139,21 @@ def first_start_bytes(staging: Path) -> int:
 
 
 def _config_inited(app, config) -> None:
-    staging = Path(app.outdir).resolve().parent / "_sb_live"
-    app.env_sb_live_problem = stage_live(staging)
+    from sb_editions import shared_dir, shared_root
+
+    staging = shared_dir(app).parent / "_sb_live"
+    app.sb_live_shared = bool(shared_root(config))
+    if app.sb_live_shared:        # the Chinese edition: the English build staged the files
+        app.env_sb_live_problem = (None if (staging / "_live" / "sb-lock.json").is_file()
+                                   else "live mode was not staged by the English build")
+    else:
+        app.env_sb_live_problem = stage_live(staging)
     app.sb_live_names = alt_names()
     app.sb_live_settings = settings_names()
     app.sb_live_mb = first_start_bytes(staging) / 1e6
     app.sb_dense_stats = {}
     extra = list(config.html_extra_path or [])
-    if str(staging) not in extra:
+    if not app.sb_live_shared and str(staging) not in extra:
         extra.append(str(staging))
     config.html_extra_path = extra
 
@@ -155,16 +162,19 @@ def _page_context(app, pagename, templatename, context, doctree) -> None:
     body = context.get("body")
     if not body or "sb-frame-player" not in body:
         return
+    from sb_editions import shared_dir, shared_pathto
+
     problem = getattr(app, "env_sb_live_problem", None)
-    src = context["pathto"]("_live/sb_live.js", 1)
+    pathto = shared_pathto(app, context["pathto"])      # the Chinese edition: ../_live/ ...
+    src = pathto("_live/sb_live.js", 1)
     body, found = add_bars(body, app.sb_live_names, app.sb_live_settings, src, app.sb_live_mb,
                            problem)
     from widgets import EXPERIMENTS
 
-    body = add_dense_frames(body, Path(app.outdir), context["pathto"],
+    body = add_dense_frames(body, shared_dir(app), pathto,
                             {uid: EXPERIMENTS[name] for uid, name in found.items()},
                             app.sb_dense_stats, dense_cache(app))
-    context["body"] = move_narrow_frames(body, Path(app.outdir), context["pathto"])
+    context["body"] = move_narrow_frames(body, shared_dir(app), pathto)
     if found and not problem:
         context["metatags"] = context.get("metatags", "") + warm_script(src)
 
@@ -177,7 +187,8 @@ def dense_cache(app) -> Path:
 
 def _build_finished(app, exception) -> None:
     stats = getattr(app, "sb_dense_stats", {})
-    if exception is not None or not (stats.get("drawn") or stats.get("linked")):
+    if exception is not None or not (stats.get("drawn") or stats.get("linked")) \
+            or getattr(app, "sb_live_shared", False):
         return
     pruned = prune_dense_cache(dense_cache(app), stats.get("used", set()))
     print(f"sb_live: 2x frames: {stats.get('drawn', 0)} drawn, {stats.get('linked', 0)} from "

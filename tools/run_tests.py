@@ -64,12 +64,16 @@ STAGES: list[tuple[str, list[str]]] = [
     ("notebooks carry their outputs, no errors, no digits beyond their declared precision; "
      "a 1e-6 change of the physics fails nbval",
      [PY, "-m", "pytest", "-q", "tests/notebooks"]),
-    ("book build, warnings as errors (jupyter-book -W -n --keep-going)",
+    ("book build, both editions, warnings as errors (jupyter-book -W -n --keep-going; the Chinese "
+     "edition's finished pages checked for English and raw MyST)",
      [PY, "tools/build_book.py", "-q"]),
-    ("build tool: a broken reference or a missing file fails the build",
+    ("build tool: a broken reference or a missing file fails the build; the Chinese edition of a "
+     "tiny book",
      [PY, "-m", "pytest", "-q", "tests/book"]),
-    ("static site in headless Chromium, network blocked, + axe audit",
-     [PY, "-m", "pytest", "-q", "tests/browser/test_static_site.py", "--timeout=600"]),
+    ("static site in headless Chromium, network blocked, + axe audit (the Chinese edition's "
+     "finished pages too, and on a phone, with the language switch)",
+     [PY, "-m", "pytest", "-q", "tests/browser/test_static_site.py", "tests/browser/test_zh_site.py",
+      "--timeout=600"]),
     ("live mode of every experiment in the static site, and a chapter edited in the site's "
      "JupyterLite (Pyodide in headless Chromium, network blocked)",
      [PY, "-m", "pytest", "-q", "-s", "tests/browser/test_live.py", "tests/browser/test_lite.py", "--timeout=600"]),

@@ -53,6 +53,8 @@ def stage_mathjax(dest_root: Path) -> Path:
 
 
 def _config_inited(app, config) -> None:
+    if (config.language or "en").startswith("zh"):
+        return            # the Chinese edition (html/zh/) uses the English site's mathjax/
     staging = Path(app.outdir).resolve().parent / "_sb_assets"
     stage_mathjax(staging)
     extra = list(config.html_extra_path or [])
@@ -78,6 +80,12 @@ def _drop_thebe_cdn(app) -> None:
 
 def setup(app):
     app.connect("config-inited", _config_inited)
+    try:  # the two editions (tools/sb_editions.py): language switch, shared files
+        import sb_editions  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        app.setup_extension("sb_editions")
     try:  # live mode (tools/live_stage.py, next to this file): absent from the build tool's tiny test books
         import live_stage  # noqa: F401
     except ImportError:

@@ -38,13 +38,20 @@ def is_local(url: str) -> bool:
 
 def site_pages(site: Path = SITE) -> list[str]:
     """Every built HTML page, relative to the site root (no sources, no MathJax internals, not
-    the JupyterLite app in ``lite/``: tests/browser/test_lite.py tests that)."""
+    the JupyterLite app in ``lite/``: tests/browser/test_lite.py tests that).  Of the Chinese
+    edition (``zh/``, issue 36), the finished pages (tools/zh_edition.py ``finished``): the
+    others are the English pages again, with a note."""
     if not (site / "index.html").is_file():
         return []
+    import zh_edition
+
+    zh = {f"{zh_edition.SUBDIR}/{p}.html" for p in zh_edition.finished(ROOT / "book")}
     pages = []
     for path in sorted(site.rglob("*.html")):
         rel = path.relative_to(site)
         if rel.parts[0] in ("_static", "_sources", "mathjax", "_images", "lite"):
+            continue
+        if rel.parts[0] == zh_edition.SUBDIR and (rel.as_posix() not in zh or "_static" in rel.parts):
             continue
         pages.append(rel.as_posix())
     return pages

@@ -1,0 +1,275 @@
+"""The Chinese edition (issue 36): built by ``tools/build_book.py`` into ``book/_build/html/zh/``.
+
+The same sources and ``jupyter_book.yml`` with ``language = "zh_CN"`` (the theme's navigation and
+search in Chinese, ``<html lang="zh-CN">``) and Sphinx's gettext catalogues
+``book/locale/zh_CN/LC_MESSAGES/<page>.po`` (``tools/i18n.py``): a message without a finished
+translation is shown in English, and its page says so at the top (``tools/sb_editions.py``).
+The pages share the English site's heavy files (``mathjax/``, ``_live/``, ``_pyodide/``,
+``_sb_frames/``, ``lite/``): nothing of them is copied into ``zh/``.  Warnings are errors,
+as in the English build.
+
+After the build, :func:`html_problems` reads the finished pages (``book/locale/zh_CN/FINISHED``
+and every page whose catalogue is fully translated): each paragraph, heading, list item,
+table cell, term and admonition must show Chinese text unless it holds only mathematics,
+code, numbers or names, and no raw MyST (``{eval}``, ``{term}``, ``{eq}``, fences,
+``$$``) may be visible.
+
+    .venv/bin/python tools/zh_edition.py check      # the built Chinese pages (after make book)
+"""
+
+from __future__ import annotations
+
+import html as htmllib
+import os
+import re
+import subprocess
+import sys
+import time
+from html.parser import HTMLParser
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+
+from sb_editions import LANG, catalogue_state, finished_pages  # noqa: E402
+
+SUBDIR = "zh"
+#: the site's own texts that are configuration, not page text (the navigation's texts are
+#: Sphinx's and the theme's own Chinese translations)
+UI = {
+    "search_bar_text": "搜索本书……",
+    "extra_footer": "可离线阅读：公式、图和预先计算的实验无需网络，也无需内核。",
+}
+TITLE = "Spatial Vectors for Rigid-Body Dynamics"
+
+
+def locale(book: Path) -> Path:
+    return book / "locale" / LANG / "LC_MESSAGES"
+
+
+def book_title(book: Path, english: str) -> str:
+    """The book's title in Chinese, from the root page's catalogue (else the English)."""
+    po = locale(book) / "intro.po"
+    if not po.is_file():
+        return english
+    from babel.messages.pofile import read_po
+
+    with po.open("rb") as f:
+        m = read_po(f, locale=LANG).get(english)
+    return m.string if m is not None and m.string and not m.fuzzy else english
+
+
+def write_config(root: Path, dest: Path) -> Path:
+    """``jupyter_book.yml`` for the Chinese edition, written to ``dest``."""
+    config = yaml.safe_load((root / "jupyter_book.yml").read_text(encoding="utf-8"))
+    book = root / "book"
+    config["title"] = book_title(book, config.get("title", TITLE))
+    config.setdefault("html", {})["extra_footer"] = UI["extra_footer"]
+    sphinx = config.setdefault("sphinx", {})
+    sphinx["local_extensions"] = {name: str((root / path).resolve())
+                                  for name, path in (sphinx.get("local_extensions") or {}).items()}
+    conf = sphinx.setdefault("config", {})
+    conf["language"] = LANG
+    # relative to zh/_static/: the English site's copy (tools/sb_offline_assets.py)
+    conf["mathjax_path"] = "../../mathjax/tex-chtml.js"
+    conf.setdefault("html_theme_options", {})["search_bar_text"] = UI["search_bar_text"]
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    dest.write_text(yaml.safe_dump(config, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    return dest
+
+
+def has_catalogues(book: Path) -> bool:
+    return any(locale(book).rglob("*.po")) if locale(book).is_dir() else False
+
+
+def build(root: Path, toc: Path | None = None, incremental: bool = False, quiet: bool = False) -> int:
+    """Build the Chinese edition into ``book/_build/html/zh/`` (strict); the exit code."""
+    book = root / "book"
+    build_dir = book / "_build"
+    out = build_dir / "html" / SUBDIR
+    doctrees = build_dir / ".doctrees-zh"
+    if not incremental:
+        for stale in (out, doctrees):
+            if stale.is_dir():
+                import shutil
+
+                shutil.rmtree(stale)
+    config = write_config(root, build_dir / "_sb_zh" / "jupyter_book.yml")
+    cmd = [sys.executable, str(Path(__file__).resolve()), "sphinx", str(book), str(out),
+           str(doctrees), str(config), str(toc or book / "_toc.yml"),
+           "all" if not incremental else "changed", "quiet" if quiet else "verbose"]
+    env = dict(os.environ, PYTHONHASHSEED="0", MPLBACKEND="Agg")
+    return subprocess.call(cmd, cwd=root, env=env)
+
+
+def _sphinx(book: str, out: str, doctrees: str, config: str, toc: str, which: str, noise: str) -> int:
+    """The Sphinx run itself (in its own process, like ``jupyter-book build``)."""
+    from jupyter_book.sphinx import build_sphinx
+
+    result = build_sphinx(Path(book), Path(out), noconfig=True, path_config=config,
+                          confoverrides={"external_toc_path": Path(toc).as_posix(), "nitpicky": True,
+                                         "latex_individualpages": False},
+                          doctreedir=Path(doctrees), force_all=which == "all",
+                          quiet=noise == "quiet", warningiserror=True, keep_going=True)
+    if isinstance(result, Exception):
+        print(f"zh_edition: the Chinese build failed: {result}", file=sys.stderr)
+        return 1
+    return int(result or 0)
+
+
+# ---------------------------------------------------------------- the built pages' check
+
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-\uffef]")
+#: raw MyST a reader must never see
+RAW_MYST = re.compile(r"\{(?:eval|term|eq|ref|numref|doc|math|glue(?::\w+)?)\}`|```|:::|\$\$")
+#: what may stand without Chinese: numbers, symbols, units and at most two other Latin words
+#: (names such as "MuJoCo", "Modern Robotics", "MR 8.22"); more is English prose
+_WORD = re.compile(r"[A-Za-z]{2,}")
+UNITS = {"kg", "rad", "Hz", "mm", "cm", "ms"}
+MAX_NAME_WORDS = 2
+
+
+def prose_without_chinese(text: str) -> bool:
+    """Whether ``text`` (math and code left out) reads as words, not Chinese: more than
+    :data:`MAX_NAME_WORDS` Latin words besides units, and no CJK character."""
+    if _CJK.search(text):
+        return False
+    return len([w for w in _WORD.findall(text) if w not in UNITS]) > MAX_NAME_WORDS
+
+
+#: the elements checked, and the classes whose content is not prose (math, code, outputs)
+BLOCKS = {"p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "td", "th", "dt", "caption"}
+SKIP_CLASSES = {"math", "highlight", "cell_output", "output", "sb-frame-player", "headerlink",
+                "pasted-text", "MathJax", "sb-live-bar", "sb-lite-bar", "sb-i18n-note",
+                "sd-card", "toctree-wrapper", "footnote"}
+
+
+class _Blocks(HTMLParser):
+    """The text of each checked element of the article (``<article>`` ... ``</article>``),
+    with the text inside math, code and outputs left out; also the raw text, for raw MyST."""
+
+    VOID = {"br", "img", "hr", "meta", "link", "input", "wbr", "source", "col"}
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.stack: list[tuple[str, bool]] = []     # (tag, skipped)
+        self.in_article = 0
+        self.open: list[list] = []                  # [tag, texts, has_code]
+        self.blocks: list[tuple[str, str, bool]] = []
+        self.visible: list[str] = []
+        self.untranslated = 0
+
+    def _skipping(self) -> bool:
+        return any(skipped for _, skipped in self.stack)
+
+    def handle_starttag(self, tag, attrs):
+        if tag in self.VOID:
+            return
+        a = dict(attrs)
+        classes = set((a.get("class") or "").split())
+        if tag == "article":
+            self.in_article += 1
+        skipped = bool(classes & SKIP_CLASSES) or tag in ("code", "pre", "script", "style",
+                                                         "math", "svg", "kbd")
+        if self.in_article and not self._skipping() and "untranslated" in classes:
+            self.untranslated += 1
+        self.stack.append((tag, skipped))
+        if self.in_article and tag in BLOCKS and not self._skipping():
+            self.open.append([tag, [], False])
+
+    def handle_endtag(self, tag):
+        if tag in self.VOID:
+            return
+        while self.stack:
+            t, _ = self.stack.pop()
+            if self.open and self.open[-1][0] == t and t in BLOCKS and not self._skipping():
+                block = self.open.pop()
+                self.blocks.append((block[0], " ".join(block[1]).strip(), block[2]))
+                if self.open:
+                    self.open[-1][1].extend(block[1])
+            if t == "article":
+                self.in_article -= 1
+            if t == tag:
+                break
+
+    def handle_data(self, data):
+        if not self.in_article:
+            return
+        skipping = self._skipping()
+        inside = self.stack[-1][0] if self.stack else ""
+        if inside not in ("script", "style"):
+            if not skipping:
+                self.visible.append(data)
+        if self.open and not skipping:
+            self.open[-1][1].append(data)
+
+
+def text_problems(page: str, html_text: str) -> list[str]:
+    """Why a built Chinese page is not fully translated: blocks without Chinese text that are
+    not only mathematics, code, numbers or names; passages Sphinx marked untranslated; raw
+    MyST left in the visible text."""
+    parser = _Blocks()
+    parser.feed(html_text)
+    problems = []
+    for tag, text, _ in parser.blocks:
+        words = re.sub(r"\s+", " ", text).strip()
+        if not prose_without_chinese(words):
+            continue
+        problems.append(f"{page}: <{tag}> without Chinese text: {words[:80]!r}")
+    if parser.untranslated:
+        problems.append(f"{page}: {parser.untranslated} passage(s) shown in English "
+                        "(class untranslated)")
+    visible = htmllib.unescape("".join(parser.visible))
+    for m in RAW_MYST.finditer(visible):
+        problems.append(f"{page}: raw MyST visible: {visible[max(0, m.start() - 30):m.end() + 30]!r}")
+    return problems
+
+
+def finished(book: Path) -> list[str]:
+    """The pages declared finished: listed in FINISHED, or every message translated."""
+    pages = set(finished_pages(book))
+    for po in sorted(locale(book).rglob("*.po")):
+        page = str(po.relative_to(locale(book)).with_suffix(""))
+        if catalogue_state(po)[2]:
+            pages.add(page)
+    return sorted(pages)
+
+
+def html_problems(html_dir: Path, book: Path) -> list[str]:
+    """The check of the built Chinese edition's finished pages (``html_dir``: the site)."""
+    zh = html_dir / SUBDIR
+    problems = []
+    for page in finished(book):
+        path = zh / f"{page}.html"
+        if not path.is_file():
+            problems.append(f"{page}: no built Chinese page {path.relative_to(html_dir)}")
+            continue
+        text = path.read_text(encoding="utf-8")
+        if '<html lang="zh-CN"' not in text:
+            problems.append(f"{page}: the page is not marked lang=\"zh-CN\"")
+        problems += text_problems(page, text)
+    return problems
+
+
+def site_bytes(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["sphinx"]:
+        return _sphinx(*argv[1:8])
+    if argv[:1] == ["check"]:
+        html_dir = ROOT / "book" / "_build" / "html"
+        problems = html_problems(html_dir, ROOT / "book")
+        for p in problems:
+            print(p, file=sys.stderr)
+        print(f"zh_edition: {len(finished(ROOT / 'book'))} finished page(s), {len(problems)} problems")
+        return 1 if problems else 0
+    print(__doc__)
+    return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
