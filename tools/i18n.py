@@ -128,7 +128,8 @@ def update() -> None:
             path = po_path(page)
             if path.exists():
                 catalog = load(path)
-                catalog.update(template, no_fuzzy_matching=False, update_header_comment=False)
+                catalog.update(template, no_fuzzy_matching=False, update_header_comment=False,
+                               update_creation_date=False)   # no churn in unchanged pages
             else:
                 catalog = Catalog(locale=LANG, project="spatialbook", fuzzy=False)
                 for m in template:
