@@ -167,26 +167,54 @@ def split_fast(cmd: list[str], reports: Path) -> list[list[str]]:
     return [split, rest]
 
 
-def _run_split(cmds: list[list[str]], env: dict, reports: Path) -> int:
+def _run_split(cmds: list[list[str]], env: dict, reports: Path) -> tuple[int, float]:
     """The commands at once: the last one's output streamed, the others' captured and printed
-    whole when they end; the first non-zero exit code, else 0."""
+    whole when they end; the first non-zero exit code, else 0, and their CPU seconds."""
     logs = [reports / f"stage1-{i}.log" for i in range(len(cmds) - 1)]
     outs = [open(log, "wb") for log in logs]
     procs = [subprocess.Popen(c, cwd=ROOT, env=env, stdout=o, stderr=subprocess.STDOUT)
              for c, o in zip(cmds, outs)]
     procs.append(subprocess.Popen(cmds[-1], cwd=ROOT, env=env))
-    codes = [p.wait() for p in procs]
-    for c, o, log, rc in zip(cmds, outs, logs, codes):
+    waited = [_wait(p) for p in procs]
+    codes = [rc for rc, _ in waited]
+    for c, o, log, (rc, cpu) in zip(cmds, outs, logs, waited):
         o.close()
-        print(f"--- the other process ({'ok' if rc == 0 else f'FAIL, exit {rc}'}): $ {' '.join(c)}",
-              flush=True)
+        print(f"--- the other process ({'ok' if rc == 0 else f'FAIL, exit {rc}'}, "
+              f"{cpu:.1f} s of CPU): $ {' '.join(c)}", flush=True)
         sys.stdout.write(log.read_text(encoding="utf-8", errors="replace"))
-    sys.stdout.flush()
-    return next((rc for rc in codes if rc != 0), 0)
+    print(f"--- this process: {waited[-1][1]:.1f} s of CPU", flush=True)
+    return next((rc for rc in codes if rc != 0), 0), sum(cpu for _, cpu in waited)
 
 
 #: the file run_lanes creates in the reports folder when a lane has run all its stages
 LANE_ENDED = "lane-ended"
+
+
+def _wait(proc: subprocess.Popen) -> tuple[int, float]:
+    """Wait for ``proc``: its exit code (as ``subprocess.call`` gives it) and the CPU seconds
+    (user + system) of it and of every process below it that was waited for (pytest, kernels,
+    Chromium, the venvs' pytest runs: ``os.wait4``'s resource usage)."""
+    try:
+        _, status, usage = os.wait4(proc.pid, 0)
+    except BaseException:
+        proc.kill()
+        proc.wait()
+        raise
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return proc.returncode, usage.ru_utime + usage.ru_stime
+
+
+def _call(cmd: list[str], **kwargs) -> tuple[int, float]:
+    """``subprocess.call`` that also gives the CPU seconds of the command's processes."""
+    return _wait(subprocess.Popen(cmd, **kwargs))
+
+
+def _load() -> float:
+    """The one-minute load average (0 where the system gives none)."""
+    try:
+        return os.getloadavg()[0]
+    except OSError:
+        return 0.0
 
 
 def _report(number: int, name: str, rc: int) -> None:
@@ -195,9 +223,10 @@ def _report(number: int, name: str, rc: int) -> None:
 
 
 def run_serial(numbers: list[int], env: dict, reports: Path,
-               sampled: bool = False) -> list[tuple[int, float, int]]:
+               sampled: bool = False) -> list[tuple[int, float, int, float, float]]:
     """The stages one after the other, output streamed; stop at the first failure.  ``sampled``:
-    stage 1 with pytest ``--sampled`` (``--fast``)."""
+    stage 1 with pytest ``--sampled`` (``--fast``).  Each stage: (number, wall s, exit code,
+    CPU s, load average at its end)."""
     timings = []
     for number in numbers:
         name, cmd = STAGES[number - 1]
@@ -208,18 +237,19 @@ def run_serial(numbers: list[int], env: dict, reports: Path,
               + ("\n(two processes at once: the second's output follows, then the first's)" if len(cmds) > 1
                  else ""), flush=True)
         t0 = time.perf_counter()
-        rc = (_run_split(cmds, env, reports) if len(cmds) > 1
-              else subprocess.call(cmd, cwd=ROOT, env=env))
+        rc, cpu = (_run_split(cmds, env, reports) if len(cmds) > 1
+                   else _call(cmd, cwd=ROOT, env=env))
         _report(number, name, rc)
-        timings.append((number, time.perf_counter() - t0, rc))
+        timings.append((number, time.perf_counter() - t0, rc, cpu, _load()))
         if rc != 0:
             break
     return timings
 
 
-def run_lanes(env: dict, reports: Path) -> list[tuple[int, float, int]]:
-    """Both lanes at once; each stage's output captured and printed whole when it ends."""
-    timings: list[tuple[int, float, int]] = []
+def run_lanes(env: dict, reports: Path) -> list[tuple[int, float, int, float, float]]:
+    """Both lanes at once; each stage's output captured and printed whole when it ends.  Each
+    stage: (number, wall s, exit code, CPU s, load average at its end)."""
+    timings: list[tuple[int, float, int, float, float]] = []
     printing = threading.Lock()
     failed = threading.Event()
 
@@ -236,17 +266,17 @@ def run_lanes(env: dict, reports: Path) -> list[tuple[int, float, int]]:
             with printing:
                 print(f"--- stage {number} started: {name}", flush=True)
             with open(log, "wb") as out:
-                rc = subprocess.call(_command(number, cmd, reports, True), cwd=ROOT, env=env,
-                                     stdout=out, stderr=subprocess.STDOUT)
-            seconds = time.perf_counter() - t0
+                rc, cpu = _call(_command(number, cmd, reports, True), cwd=ROOT, env=env,
+                                stdout=out, stderr=subprocess.STDOUT)
+            seconds, load = time.perf_counter() - t0, _load()
             running.pop(number, None)
             with printing:
-                print(f"\n=== {number}. {name}  ({seconds:.1f} s, "
+                print(f"\n=== {number}. {name}  ({seconds:.1f} s, {cpu:.1f} s of CPU, load {load:.1f}; "
                       f"{'ok' if rc == 0 else f'FAIL, exit {rc}'})\n$ {' '.join(cmd)}", flush=True)
                 sys.stdout.write(log.read_text(encoding="utf-8", errors="replace"))
                 _report(number, name, rc)
                 sys.stdout.flush()
-                timings.append((number, seconds, rc))
+                timings.append((number, seconds, rc, cpu, load))
             if rc != 0:
                 failed.set()
                 return
@@ -279,8 +309,9 @@ def run_experiment(name: str, env: dict) -> int:
     print(f"=== experiment {name}: its own tests and the registry-wide tests for it\n$ {' '.join(cmd)}",
           flush=True)
     t0 = time.perf_counter()
-    rc = subprocess.call(cmd, cwd=ROOT, env=env)
-    print(f"{time.perf_counter() - t0:8.1f} s  {'ok' if rc == 0 else f'FAIL, exit {rc}'}  experiment {name}")
+    rc, cpu = _call(cmd, cwd=ROOT, env=env)
+    print(f"{time.perf_counter() - t0:8.1f} s  {cpu:.1f} s of CPU, load {_load():.1f}  "
+          f"{'ok' if rc == 0 else f'FAIL, exit {rc}'}  experiment {name}")
     return rc
 
 
@@ -303,16 +334,18 @@ def main(argv: list[str] | None = None) -> int:
     numbers = list(range(first, last + 1))
     timings = (run_serial(numbers, env, reports, sampled="--fast" in argv) if serial
                else run_lanes(env, reports))
-    print("\n=== summary")
-    for number, seconds, rc in timings:
-        print(f"{seconds:8.1f} s  {'ok  ' if rc == 0 else 'FAIL'}  {number}. {STAGES[number - 1][0]}")
+    print("\n=== summary (wall time, CPU time of the stage's processes, load average at its end)")
+    for number, seconds, rc, cpu, load in timings:
+        print(f"{seconds:8.1f} s {cpu:8.1f} s CPU  load {load:4.1f}  {'ok  ' if rc == 0 else 'FAIL'}  "
+              f"{number}. {STAGES[number - 1][0]}")
     skipped = len(numbers) - len(timings)
     if skipped:
         print(f"          (not run: {skipped} stage(s) after a failure)")
-    print(f"{time.perf_counter() - t_all:8.1f} s  total")
+    print(f"{time.perf_counter() - t_all:8.1f} s {sum(t[3] for t in timings):8.1f} s CPU  "
+          f"load {_load():4.1f}  total")
     passed, failed, skipped_tests = count_tests(reports)
     print(f"tests: {passed} passed, {failed} failed, {skipped_tests} skipped")
-    return next((rc for _, _, rc in timings if rc != 0), 0)
+    return next((t[2] for t in timings if t[2] != 0), 0)
 
 
 if __name__ == "__main__":
