@@ -1,7 +1,9 @@
 """Run every test of the project; any failing stage fails the run.
 
 Called by ``make test`` (and so by CI).  Each stage is one command; the summary at the end
-prints each stage's wall time.  Any non-zero exit code fails the stage and so ``make test``,
+prints each stage's wall time, the CPU time of its processes (``os.wait4``: user + system of
+the stage's command and every process it waited for) and the load average when it ended, so
+runs on a shared machine can be compared by CPU.  Any non-zero exit code fails the stage and so ``make test``,
 including pytest's 5 ("no tests collected"): for the notebook stage it means the chapters are
 missing.
 
