@@ -122,7 +122,8 @@ SAMPLED = "--sampled"
 #: load 9-15, 2312 tests, 363 s of CPU in all) with controls, live, text, layout and the
 #: overlap check here: 208 s here, 154 s there; from that run's per-file times, without the
 #: overlap check here (as before) about 153 s and 210 s, and with the figure-text check moved
-#: there (this list) about 188 s and 175 s: the fast run ends about 22 s of CPU sooner
+#: there (this list) about 188 s and 175 s; measured so (load 10-16): 187 s and 169 s of
+#: CPU (356 s in all), the two processes ending 25 s apart in 19 min of loaded wall time
 FAST_SPLIT = ["tests/test_widget_controls.py", "tests/test_widget_live.py",
               "tests/test_widget_layout.py", "tests/test_widget_overlaps.py"]
 
