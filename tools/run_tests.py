@@ -1,7 +1,9 @@
 """Run every test of the project; any failing stage fails the run.
 
 Called by ``make test`` (and so by CI).  Each stage is one command; the summary at the end
-prints each stage's wall time.  Any non-zero exit code fails the stage and so ``make test``,
+prints each stage's wall time, the CPU time of its processes (``os.wait4``: user + system of
+the stage's command and every process it waited for) and the load average when it ended, so
+runs on a shared machine can be compared by CPU.  Any non-zero exit code fails the stage and so ``make test``,
 including pytest's 5 ("no tests collected"): for the notebook stage it means the chapters are
 missing.
 
@@ -101,9 +103,14 @@ def count_tests(reports: Path) -> tuple[int, int, int]:
 
 
 #: the stages (1-based) of each lane, in order: the Python lane ends with the other Pythons
-#: (stage 3, one interpreter at a time beside the book lane); the book lane needs the build.
-#: Stage 5 (the stored outputs, 30 s) opens the book lane: measured on a fresh clone, the
-#: Python lane took 855 s and the book lane 749 s with it in the Python lane.
+#: (stage 3, one interpreter at a time beside the book lane, two once it has ended); the book
+#: lane needs the build.  Stage 5 (the stored outputs, 31-52 s) opens the book lane.  In the
+#: fresh-clone run of 71d5802 (load 2-4) the Python lane took 1542 s (stage 1 396 s, stage 4
+#: 248 s, stage 3 898 s) and the book lane 1338 s (stage 8 323 s, 9 436 s, 11 259 s); since the
+#: overlap and readout checks left stage 3's same-pin interpreters (about 175 s at that load),
+#: the lanes are within about 30 s of each other, and the run's end is the book lane's plus the
+#: last interpreter on the second core (about 1420 s at that load: still over the 15 min aimed
+#: at; the browser stages 8, 9 and 11 are the book lane's bulk).
 LANES: tuple[tuple[int, ...], ...] = ((1, 2, 4, 3), (5, 6, 7, 8, 9, 10, 11, 12))
 
 #: `make test-fast` (tools/run_tests.py --fast): the library and widget tests and the self-check,
@@ -114,10 +121,15 @@ FAST_STAGES = 2
 SAMPLED = "--sampled"
 
 #: `make test-fast` runs its stage 1 as two pytest processes at once, one per core (no plugin:
-#: the files below in one, every other file in the other; the same tests, the same ids): these
-#: four files took 49 % of the sampled run's time (663 of 1342 s of summed test time, load 10)
+#: the files below in one, every other file in the other; the same tests, the same ids).  The
+#: overlap check (issue 33) had gone to the other process.  Measured per process (os.wait4,
+#: load 9-15, 2312 tests, 363 s of CPU in all) with controls, live, text, layout and the
+#: overlap check here: 208 s here, 154 s there; from that run's per-file times, without the
+#: overlap check here (as before) about 153 s and 210 s, and with the figure-text check moved
+#: there (this list) about 188 s and 175 s; measured so (load 10-16): 187 s and 169 s of
+#: CPU (356 s in all), the two processes ending 25 s apart in 19 min of loaded wall time
 FAST_SPLIT = ["tests/test_widget_controls.py", "tests/test_widget_live.py",
-              "tests/test_widget_text.py", "tests/test_widget_layout.py"]
+              "tests/test_widget_layout.py", "tests/test_widget_overlaps.py"]
 
 #: the files of the registry-wide tests, each parametrized by the experiment's registry name
 REGISTRY_TESTS = ["tests/test_widgets.py", "tests/test_widget_controls.py",
@@ -171,26 +183,54 @@ def split_fast(cmd: list[str], reports: Path) -> list[list[str]]:
     return [split, rest]
 
 
-def _run_split(cmds: list[list[str]], env: dict, reports: Path) -> int:
+def _run_split(cmds: list[list[str]], env: dict, reports: Path) -> tuple[int, float]:
     """The commands at once: the last one's output streamed, the others' captured and printed
-    whole when they end; the first non-zero exit code, else 0."""
+    whole when they end; the first non-zero exit code, else 0, and their CPU seconds."""
     logs = [reports / f"stage1-{i}.log" for i in range(len(cmds) - 1)]
     outs = [open(log, "wb") for log in logs]
     procs = [subprocess.Popen(c, cwd=ROOT, env=env, stdout=o, stderr=subprocess.STDOUT)
              for c, o in zip(cmds, outs)]
     procs.append(subprocess.Popen(cmds[-1], cwd=ROOT, env=env))
-    codes = [p.wait() for p in procs]
-    for c, o, log, rc in zip(cmds, outs, logs, codes):
+    waited = [_wait(p) for p in procs]
+    codes = [rc for rc, _ in waited]
+    for c, o, log, (rc, cpu) in zip(cmds, outs, logs, waited):
         o.close()
-        print(f"--- the other process ({'ok' if rc == 0 else f'FAIL, exit {rc}'}): $ {' '.join(c)}",
-              flush=True)
+        print(f"--- the other process ({'ok' if rc == 0 else f'FAIL, exit {rc}'}, "
+              f"{cpu:.1f} s of CPU): $ {' '.join(c)}", flush=True)
         sys.stdout.write(log.read_text(encoding="utf-8", errors="replace"))
-    sys.stdout.flush()
-    return next((rc for rc in codes if rc != 0), 0)
+    print(f"--- this process: {waited[-1][1]:.1f} s of CPU", flush=True)
+    return next((rc for rc in codes if rc != 0), 0), sum(cpu for _, cpu in waited)
 
 
 #: the file run_lanes creates in the reports folder when a lane has run all its stages
 LANE_ENDED = "lane-ended"
+
+
+def _wait(proc: subprocess.Popen) -> tuple[int, float]:
+    """Wait for ``proc``: its exit code (as ``subprocess.call`` gives it) and the CPU seconds
+    (user + system) of it and of every process below it that was waited for (pytest, kernels,
+    Chromium, the venvs' pytest runs: ``os.wait4``'s resource usage)."""
+    try:
+        _, status, usage = os.wait4(proc.pid, 0)
+    except BaseException:
+        proc.kill()
+        proc.wait()
+        raise
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return proc.returncode, usage.ru_utime + usage.ru_stime
+
+
+def _call(cmd: list[str], **kwargs) -> tuple[int, float]:
+    """``subprocess.call`` that also gives the CPU seconds of the command's processes."""
+    return _wait(subprocess.Popen(cmd, **kwargs))
+
+
+def _load() -> float:
+    """The one-minute load average (0 where the system gives none)."""
+    try:
+        return os.getloadavg()[0]
+    except OSError:
+        return 0.0
 
 
 def _report(number: int, name: str, rc: int) -> None:
@@ -199,9 +239,10 @@ def _report(number: int, name: str, rc: int) -> None:
 
 
 def run_serial(numbers: list[int], env: dict, reports: Path,
-               sampled: bool = False) -> list[tuple[int, float, int]]:
+               sampled: bool = False) -> list[tuple[int, float, int, float, float]]:
     """The stages one after the other, output streamed; stop at the first failure.  ``sampled``:
-    stage 1 with pytest ``--sampled`` (``--fast``)."""
+    stage 1 with pytest ``--sampled`` (``--fast``).  Each stage: (number, wall s, exit code,
+    CPU s, load average at its end)."""
     timings = []
     for number in numbers:
         name, cmd = STAGES[number - 1]
@@ -212,18 +253,19 @@ def run_serial(numbers: list[int], env: dict, reports: Path,
               + ("\n(two processes at once: the second's output follows, then the first's)" if len(cmds) > 1
                  else ""), flush=True)
         t0 = time.perf_counter()
-        rc = (_run_split(cmds, env, reports) if len(cmds) > 1
-              else subprocess.call(cmd, cwd=ROOT, env=env))
+        rc, cpu = (_run_split(cmds, env, reports) if len(cmds) > 1
+                   else _call(cmd, cwd=ROOT, env=env))
         _report(number, name, rc)
-        timings.append((number, time.perf_counter() - t0, rc))
+        timings.append((number, time.perf_counter() - t0, rc, cpu, _load()))
         if rc != 0:
             break
     return timings
 
 
-def run_lanes(env: dict, reports: Path) -> list[tuple[int, float, int]]:
-    """Both lanes at once; each stage's output captured and printed whole when it ends."""
-    timings: list[tuple[int, float, int]] = []
+def run_lanes(env: dict, reports: Path) -> list[tuple[int, float, int, float, float]]:
+    """Both lanes at once; each stage's output captured and printed whole when it ends.  Each
+    stage: (number, wall s, exit code, CPU s, load average at its end)."""
+    timings: list[tuple[int, float, int, float, float]] = []
     printing = threading.Lock()
     failed = threading.Event()
 
@@ -240,17 +282,17 @@ def run_lanes(env: dict, reports: Path) -> list[tuple[int, float, int]]:
             with printing:
                 print(f"--- stage {number} started: {name}", flush=True)
             with open(log, "wb") as out:
-                rc = subprocess.call(_command(number, cmd, reports, True), cwd=ROOT, env=env,
-                                     stdout=out, stderr=subprocess.STDOUT)
-            seconds = time.perf_counter() - t0
+                rc, cpu = _call(_command(number, cmd, reports, True), cwd=ROOT, env=env,
+                                stdout=out, stderr=subprocess.STDOUT)
+            seconds, load = time.perf_counter() - t0, _load()
             running.pop(number, None)
             with printing:
-                print(f"\n=== {number}. {name}  ({seconds:.1f} s, "
+                print(f"\n=== {number}. {name}  ({seconds:.1f} s, {cpu:.1f} s of CPU, load {load:.1f}; "
                       f"{'ok' if rc == 0 else f'FAIL, exit {rc}'})\n$ {' '.join(cmd)}", flush=True)
                 sys.stdout.write(log.read_text(encoding="utf-8", errors="replace"))
                 _report(number, name, rc)
                 sys.stdout.flush()
-                timings.append((number, seconds, rc))
+                timings.append((number, seconds, rc, cpu, load))
             if rc != 0:
                 failed.set()
                 return
@@ -283,8 +325,9 @@ def run_experiment(name: str, env: dict) -> int:
     print(f"=== experiment {name}: its own tests and the registry-wide tests for it\n$ {' '.join(cmd)}",
           flush=True)
     t0 = time.perf_counter()
-    rc = subprocess.call(cmd, cwd=ROOT, env=env)
-    print(f"{time.perf_counter() - t0:8.1f} s  {'ok' if rc == 0 else f'FAIL, exit {rc}'}  experiment {name}")
+    rc, cpu = _call(cmd, cwd=ROOT, env=env)
+    print(f"{time.perf_counter() - t0:8.1f} s  {cpu:.1f} s of CPU, load {_load():.1f}  "
+          f"{'ok' if rc == 0 else f'FAIL, exit {rc}'}  experiment {name}")
     return rc
 
 
@@ -307,16 +350,18 @@ def main(argv: list[str] | None = None) -> int:
     numbers = list(range(first, last + 1))
     timings = (run_serial(numbers, env, reports, sampled="--fast" in argv) if serial
                else run_lanes(env, reports))
-    print("\n=== summary")
-    for number, seconds, rc in timings:
-        print(f"{seconds:8.1f} s  {'ok  ' if rc == 0 else 'FAIL'}  {number}. {STAGES[number - 1][0]}")
+    print("\n=== summary (wall time, CPU time of the stage's processes, load average at its end)")
+    for number, seconds, rc, cpu, load in timings:
+        print(f"{seconds:8.1f} s {cpu:8.1f} s CPU  load {load:4.1f}  {'ok  ' if rc == 0 else 'FAIL'}  "
+              f"{number}. {STAGES[number - 1][0]}")
     skipped = len(numbers) - len(timings)
     if skipped:
         print(f"          (not run: {skipped} stage(s) after a failure)")
-    print(f"{time.perf_counter() - t_all:8.1f} s  total")
+    print(f"{time.perf_counter() - t_all:8.1f} s {sum(t[3] for t in timings):8.1f} s CPU  "
+          f"load {_load():4.1f}  total")
     passed, failed, skipped_tests = count_tests(reports)
     print(f"tests: {passed} passed, {failed} failed, {skipped_tests} skipped")
-    return next((rc for _, _, rc in timings if rc != 0), 0)
+    return next((t[2] for t in timings if t[2] != 0), 0)
 
 
 if __name__ == "__main__":

@@ -51,14 +51,19 @@ LIBRARY_TESTS = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "tests", "spati
 PROBE = "import json, os, platform, sys; print(json.dumps([os.path.realpath(sys.executable), platform.python_version()]))"
 
 #: The exhaustive drawing suites (every control of every experiment at random states, every
-#: figure text wide and narrow, the live adapter's frames): they test what matplotlib, numpy,
-#: Pillow and ipywidgets draw, not the interpreter.  Stage 1 runs them with the main .venv's
+#: figure text wide and narrow, the live adapter's frames, the figure-overlap check's ink of
+#: every artist, the readout tables' widths in matplotlib's font metrics): they test what
+#: matplotlib, numpy, Pillow and ipywidgets draw, not the interpreter.  Stage 1 runs them with the main .venv's
 #: pins; an interpreter whose lock resolves the same versions of that stack (3.11+ here) runs
 #: the library tests and tests/test_widgets.py (every experiment built, set, swept and checked)
-#: instead, and one with other pins (3.10: older numpy and matplotlib) runs everything.
+#: instead, and one with other pins (3.10: older numpy and matplotlib) runs everything.  The
+#: overlap and readout checks joined the list (issue 34): in the fresh-clone run of 71d5802
+#: (load 2-4) they took 105 s of 3.12's 257 s of tests and 69 s of 3.13's 195 s, with
+#: stage 1's pins, the same pixels stage 1 checks.
 DRAWING_SUITES = ["tests/test_widget_controls.py", "tests/test_widget_live.py",
                   "tests/test_widget_text.py", "tests/test_widget_layout.py",
-                  "tests/test_widget_ticks.py"]
+                  "tests/test_widget_ticks.py", "tests/test_widget_overlaps.py",
+                  "tests/test_widget_readouts.py"]
 DRAWING_STACK = ("import importlib.metadata as m, json; print(json.dumps("
                  "{p: m.version(p) for p in ('numpy', 'matplotlib', 'pillow', 'ipywidgets', 'contourpy')}))")
 
