@@ -7,12 +7,18 @@
 * second page (one profile with a disk cache, live mode run before on another page): the
   background warm start's main-thread long tasks from the page's load until Python has drawn
   the page's experiments, and click -> first live frame when clicked at the page's load;
+* page load (a fresh context, live mode never run: no warm start), ``--page-load``: the
+  main-thread long tasks from navigation until MathJax has typeset the page (and 0.5 s more),
+  and when that was; with ``--ab`` each run is also repeated with the page's math typeset in
+  MathJax's one pass (the inline ``tools/sb_math.js`` taken out of the page as it is served),
+  alternating, and so is the second page's warm start: the before/after of issue 33;
 * ``--importtime``: the imports before the first frame, as ``python -X importtime`` reports
   them inside Pyodide (PYTHONPROFILEIMPORTTIME given to loadPyodide; the report costs time
   itself, so the phases of such a run are not the ones to quote): the modules that cost most
   by themselves, and each top-level package's cumulative time.
 
     .venv/bin/python benchmarks/profile_live.py [--runs 3] [--importtime] [--page chapters/ch03_screw_axis.html]
+    .venv/bin/python benchmarks/profile_live.py --page-load --ab --runs 3 --no-cold
 
 Needs the built book with live mode staged (``tools/build_book.py``).
 """
@@ -94,11 +100,24 @@ WATCH = """() => {
 }"""
 
 
+# the inline script of tools/sb_math.js (MathJax in slices), taken out for --ab's "before"
+SLICES = re.compile(r"<script>/\* The page's mathematics typeset in short slices.*?</script>", re.S)
+
+# MathJax done (startup.promise resolved): performance.now() at that moment, else null
+TYPESET_DONE = """() => new Promise(done => {
+  const go = () => window.MathJax.startup.promise.then(() => done(performance.now()));
+  if (!window.MathJax) { done(null); return; }
+  (function wait() { window.MathJax.startup && window.MathJax.startup.promise ? go()
+                     : setTimeout(wait, 20); })();
+})"""
+
+
 class Handler(http.server.SimpleHTTPRequestHandler):
     """Serves the site; records (path, bytes sent); ``PRELUDE`` goes before the worker."""
 
     log: list = []
     PRELUDE = ""
+    ONE_PASS = False          # serve the pages without tools/sb_math.js (MathJax's one pass)
 
     def log_message(self, *args):
         pass
@@ -114,6 +133,17 @@ class Handler(http.server.SimpleHTTPRequestHandler):
             self.wfile.write(body)
             type(self).log.append((path, len(body)))
             return
+        if self.ONE_PASS and path.endswith(".html"):
+            local = SITE / path.lstrip("/")
+            if local.is_file():
+                body = SLICES.sub("", local.read_text(encoding="utf-8")).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+                type(self).log.append((path, len(body)))
+                return
         super().do_GET()
 
     def copyfile(self, source, outputfile):
@@ -122,8 +152,8 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         type(self).log.append((self.path.split("?")[0], source.tell() - before))
 
 
-def serve(prelude: str = ""):
-    handler = type("H", (Handler,), {"log": [], "PRELUDE": prelude})
+def serve(prelude: str = "", one_pass: bool = False):
+    handler = type("H", (Handler,), {"log": [], "PRELUDE": prelude, "ONE_PASS": one_pass})
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
                                              functools.partial(handler, directory=str(SITE)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -173,8 +203,31 @@ def cold(browser, rel: str, name: str, prelude: str) -> dict:
     return got
 
 
-def second(pw, first: tuple[str, str], then: tuple[str, str]) -> dict:
-    server, url, handler = serve()
+def page_load(browser, rel: str, one_pass: bool) -> dict:
+    """A page opened in a fresh context (live mode never run here: no warm start): the
+    main-thread long tasks until MathJax is done and 0.5 s after, and when it was done."""
+    server, url, handler = serve(one_pass=one_pass)
+    guard = NetworkGuard()
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="block")
+    ctx.route("**/*", guard.route)
+    try:
+        page = ctx.new_page()
+        page.add_init_script(f"({WATCH})()")
+        page.goto(f"{url}/{rel}", wait_until="load")
+        done = page.evaluate(TYPESET_DONE)
+        page.wait_for_timeout(500)
+        got = {"done": done, "tasks": long_tasks(page, 0, 1e12),
+               "mjx": page.evaluate("() => document.querySelectorAll('mjx-container').length")}
+    finally:
+        ctx.close()
+        server.shutdown()
+    if guard.blocked:
+        raise SystemExit(f"the page reached for the network: {guard.blocked}")
+    return got
+
+
+def second(pw, first: tuple[str, str], then: tuple[str, str], one_pass: bool = False) -> dict:
+    server, url, handler = serve(one_pass=one_pass)
     with tempfile.TemporaryDirectory() as profile:
         ctx = pw.chromium.launch_persistent_context(
             profile, executable_path=str(ensure_browser.ensure()), headless=True,
@@ -189,8 +242,9 @@ def second(pw, first: tuple[str, str], then: tuple[str, str]) -> dict:
             page.goto(f"{url}/{then[0]}", wait_until="load")
             page.wait_for_function("() => window.sbLive && window.sbLive.warmState === 'ready'",
                                    timeout=180_000)
-            warm = {"ready": page.evaluate("() => performance.now()"),
-                    "tasks": long_tasks(page, 0, 1e12)}
+            ready = page.evaluate("() => performance.now()")
+            done = page.evaluate(TYPESET_DONE)
+            warm = {"ready": ready, "tasks": long_tasks(page, 0, 1e12), "typeset": done}
             # the same page clicked as soon as it has loaded
             handler.log.clear()
             page.goto(f"{url}/{then[0]}", wait_until="load")
@@ -229,6 +283,11 @@ def main(argv=None) -> int:
     ap.add_argument("--importtime", action="store_true")
     ap.add_argument("--profile-create", action="store_true")
     ap.add_argument("--no-second", action="store_true")
+    ap.add_argument("--no-cold", action="store_true")
+    ap.add_argument("--page-load", action="store_true",
+                    help="long tasks at page load (no live mode) on --page and --second")
+    ap.add_argument("--ab", action="store_true",
+                    help="also the pages with MathJax's one pass (before sb_math.js), alternating")
     args = ap.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
@@ -236,7 +295,17 @@ def main(argv=None) -> int:
         browser = pw.chromium.launch(executable_path=str(ensure_browser.ensure()), headless=True,
                                      args=CHROMIUM_ARGS)
         firsts = []
-        for i in range(args.runs):
+        kinds = [False, True] if args.ab else [False]       # one_pass: before sb_math.js
+        label = {False: "slices", True: "one pass"}
+        if args.page_load:
+            for i in range(args.runs):
+                for rel in (args.page, args.second):
+                    for one_pass in kinds:
+                        got = page_load(browser, rel, one_pass)
+                        print(f"page load {rel} ({label[one_pass]}): MathJax done "
+                              f"{(got['done'] or 0) / 1e3:.2f} s after navigation, "
+                              f"{got['mjx']} formulas; long tasks {got['tasks']} ms", flush=True)
+        for i in range(0 if args.no_cold else args.runs):
             prelude = ((IMPORTTIME_PRELUDE if args.importtime else "")
                        + (CREATE_PRELUDE if args.profile_create else ""))
             got = cold(browser, args.page, args.name, prelude)
@@ -258,12 +327,14 @@ def main(argv=None) -> int:
                 print(importtime(got["boot"]["__importtime"]))
             for text in got["profiles"]:
                 print(text)
-        print(f"cold median {statistics.median(firsts) / 1e3:.2f} s over {len(firsts)}")
-        if not args.no_second:
-            got = second(pw, (args.page, args.name), (args.second, args.second_name))
+        if firsts:
+            print(f"cold median {statistics.median(firsts) / 1e3:.2f} s over {len(firsts)}")
+        for one_pass in (kinds if not args.no_second else []):
+            got = second(pw, (args.page, args.name), (args.second, args.second_name), one_pass)
             boot = {k: v for k, v in got["boot"].items() if not k.startswith("__")}
-            print(f"warm start of {args.second} (read before the click): ready "
-                  f"{got['warm']['ready'] / 1e3:.2f} s after navigation; main-thread long tasks "
+            print(f"warm start of {args.second} ({label[one_pass]}; read before the click): ready "
+                  f"{got['warm']['ready'] / 1e3:.2f} s after navigation, MathJax done "
+                  f"{(got['warm']['typeset'] or 0) / 1e3:.2f} s; main-thread long tasks "
                   f"{got['warm']['tasks']} ms")
             print(f"second page clicked at its load: click -> first frame {got['first'] / 1e3:.2f}"
                   f" s; " + ", ".join(f"{k} {v / 1e3:.2f}" for k, v in boot.items())

@@ -417,3 +417,55 @@ def test_every_slider_default_is_on_its_step_grid(name):
         if isinstance(c, Slider):
             k = (c.value - c.min) / c.step
             assert abs(k - round(k)) < 1e-9, f"{name}.{c.name}: default {c.value} is not min {c.min} + k * step {c.step}"
+
+
+def _same_tree(a, b, where: str) -> None:
+    """Two scene values equal exactly (dicts, sequences, arrays, numbers, named tuples)."""
+    if isinstance(a, dict):
+        assert isinstance(b, dict) and set(a) == set(b), where
+        for k in a:
+            _same_tree(a[k], b[k], f"{where}[{k!r}]")
+    elif isinstance(a, (str, bool)) or a is None:
+        assert a == b, where
+    elif isinstance(a, (list, tuple)) and not hasattr(a, "_fields"):
+        assert len(a) == len(b), where
+        for i, (x, y) in enumerate(zip(a, b)):
+            _same_tree(x, y, f"{where}[{i}]")
+    elif hasattr(a, "_fields"):                   # a named tuple of arrays (sb.screw_axis)
+        _same_tree(a._asdict(), b._asdict(), where)
+    else:
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b), err_msg=where)
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if EXPERIMENTS[n].VIEW_CONTROLS])
+def test_view_controls_change_no_number(exps, name):
+    """A change of ``VIEW_CONTROLS`` alone keeps the scene (no recomputation): so the scene must
+    not depend on them at all, at random settings of the other controls; and the experiment
+    really keeps it (the same object) while its picture follows the view."""
+    cls = EXPERIMENTS[name]
+    specs = {c.name: c for c in cls.CONTROLS if not isinstance(c, Player)}
+    assert set(cls.VIEW_CONTROLS) <= set(specs), name
+    rng = np.random.default_rng(3)
+    for _ in range(count(4, 2)):
+        values = {k: (lambda g: g[rng.integers(len(g))])(s.sweep(9)) for k, s in specs.items()}
+        base = cls.scene(**values)
+        for k in cls.VIEW_CONTROLS:
+            for v in (specs[k].min, specs[k].max):
+                _same_tree(base, cls.scene(**{**values, k: v}), f"{name} {k}={v}")
+    e = get(exps, name)
+    defaults = e.values()
+    kept, image = e._scene, e.image.value
+    view = cls.VIEW_CONTROLS[0]
+    e.set(**{view: specs[view].min if e.values()[view] != specs[view].min else specs[view].max})
+    assert e._scene is kept and e.image.value != image, name
+    fresh = cls(**e.values())                  # kept panels restored = the picture drawn whole
+    assert fresh.image.value == e.image.value, (name, e.values())
+    fresh.close()
+    other = next(k for k in specs if k not in cls.VIEW_CONTROLS)
+    e.set(**{other: specs[other].min if e.values()[other] != specs[other].min else specs[other].max})
+    assert e._scene is not kept, name
+    e.set(**{view: specs[view].min if e.values()[view] != specs[view].min else specs[view].max})
+    fresh = cls(**e.values())
+    assert fresh.image.value == e.image.value, (name, e.values())
+    fresh.close()
+    e.set(**defaults)

@@ -258,6 +258,7 @@ class ArmExplorer(Experiment):
              (Series("", "C_v", COLORS["purple"]),), rect=BARS_C_RECT, lim=C_LIM, legend=None),
     )
     main_control = "q2"
+    VIEW_CONTROLS = ("azim", "elev")        # the scene computes no number from them
     scene = staticmethod(scene)
     figsize = FIGSIZE
 

@@ -8,7 +8,10 @@ A :class:`BlitFigure` owns one :class:`matplotlib.figure.Figure` on a ``FigureCa
   rebuilt only when one of the controls they depend on changes (E1's field arrows during a
   play of the door angle);
 - **on top** (:meth:`BlitFigure.on_top`): static artists that must appear above the moving ones
-  (legends), rendered once into a transparent overlay and composited last.
+  (legends), rendered once into a transparent overlay and composited last;
+- **kept panels** (:meth:`BlitFigure.keep`): axes whose moving artists change only with a key
+  (E11's mass matrix and torque bars change with its scene, not with a turn of the view):
+  drawn when the key changes, else their pixels are restored from a copy.
 
 :meth:`BlitFigure.render` restores the cached background (redrawn only when ``full``, counted
 in ``redraws``), the layer, draws the moving artists and the overlay; :meth:`BlitFigure.png`
@@ -20,7 +23,7 @@ from __future__ import annotations
 
 import struct
 import zlib
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -56,6 +59,7 @@ class BlitFigure:
         self._background = None
         self._layer_background = None
         self._layer_key = None
+        self._kept: list[dict] = []       # keep(): {axes, key_of, artists, key, pixels, bbox}
 
     def moving(self, artist, depends: Sequence[str] | None = None):
         """Register a moving artist: excluded from the cached background, blitted each render.
@@ -80,6 +84,33 @@ class BlitFigure:
         self._top.append(artist)
         return artist
 
+    def keep(self, axes: Sequence, key: Callable[[], object]) -> None:
+        """The moving artists of ``axes`` (one or more axes holding nothing else that moves)
+        change only when ``key()`` changes (E11: a serial number of the experiment's scene):
+        while it does not, a render restores their pixels (the axes' boxes) instead of drawing
+        them.  Used only where
+        those boxes meet no other axes (checked at each background redraw; where they meet,
+        the artists are drawn every time), so the picture is the one drawn in full."""
+        axes = list(axes)
+        artists = [a for a in self._moving if a.axes in axes]
+        others = [a for a in (*self._layer, *self._top) if a.axes in axes]
+        if others or not artists:
+            raise ValueError("BlitFigure.keep: axes must hold moving artists and no layered or "
+                             f"on-top ones, got {len(artists)} moving, {len(others)} others")
+        self._kept.append({"axes": axes, "key_of": key, "artists": artists,
+                           "key": None, "pixels": None, "bbox": None})
+
+    def _kept_boxes(self) -> None:
+        """After a background redraw: each kept panel's pixel box, or None where it meets
+        another axes (then its artists are drawn every time)."""
+        from matplotlib.transforms import Bbox
+        for g in self._kept:
+            g["key"] = g["pixels"] = None
+            box = Bbox.union([ax.bbox for ax in g["axes"]]).padded(2)
+            apart = all(not box.overlaps(ax.bbox) for ax in self.figure.axes
+                        if ax not in g["axes"] and ax.get_visible())
+            g["bbox"] = box if apart else None
+
     def still(self) -> None:
         """Draw every registered artist as an ordinary one (a one-off picture, no blitting)."""
         for a in (*self._moving, *self._layer, *self._top):
@@ -102,6 +133,7 @@ class BlitFigure:
             self._background = canvas.copy_from_bbox(self.figure.bbox)
             self._layer_key = None
             fresh = True
+            self._kept_boxes()
             if self._top:                               # transparent overlay of on-top artists
                 r = canvas.get_renderer()
                 r.clear()
@@ -124,7 +156,22 @@ class BlitFigure:
         elif not fresh:
             canvas.restore_region(self._background)
         renderer = renderer or canvas.get_renderer()
-        _draw_sorted(self._moving, renderer)
+        if self._kept:
+            done = set()
+            for g in self._kept:
+                key = g["key_of"]()
+                if g["bbox"] is None:
+                    continue
+                if g["pixels"] is not None and key == g["key"]:
+                    canvas.restore_region(g["pixels"])
+                else:
+                    _draw_sorted(g["artists"], renderer)
+                    g["pixels"] = canvas.copy_from_bbox(g["bbox"])
+                    g["key"] = key
+                done.update(map(id, g["artists"]))
+            _draw_sorted([a for a in self._moving if id(a) not in done], renderer)
+        else:
+            _draw_sorted(self._moving, renderer)
         if self._top_image is not None:
             gc = renderer.new_gc()
             renderer.draw_image(gc, 0, 0, self._top_image)

@@ -63,6 +63,11 @@ class Experiment:
     TOP_PARTS: tuple = ()                    # ForceArrow, InfiniteLine, TorqueArc on the top view
     CURVES: tuple = ()                       # Curve panels
     main_control: str = ""
+    #: controls that only turn a 3-D view (E2's and E11's azimuth and elevation): ``scene``
+    #: computes no number from them and no 2-D panel moves with them, so a change of these
+    #: alone keeps the scene it has, restores the 2-D panels' pixels (:meth:`BlitFigure.keep`)
+    #: and only re-projects and blits the 3-D view (tests/test_widgets.py checks the scene)
+    VIEW_CONTROLS: tuple = ()
     narrow: bool = False                     # phone layout (set per instance, see __init__)
     scene: Callable[..., dict]               # set by subclasses as staticmethod(module.scene)
     figsize = (WIDE_WIDTH_PX / 100, 3.4)     # 660 x 340 px: the book's column, 1:1
@@ -81,11 +86,14 @@ class Experiment:
         for k, v in self._checked(values).items():
             self.controls[k].value = v
         self._scene: dict = {}
+        self._scene_serial = [0]                 # scenes computed so far (kept panels' key)
         self._suspended = False
 
         self.blit = BlitFigure(Figure(figsize=self.figsize, dpi=self.dpi, facecolor="white"))
         self.figure, self.canvas = self.blit.figure, self.blit.canvas
         build_parts(self, self.figure)
+        if self.VIEW_CONTROLS:
+            self._keep_flat_panels()
         self._move_artists()                            # lay out what the first scene shows
         fit_wide_layout(self.figure, self.canvas)       # labels inside, panels apart
         if narrow:
@@ -120,6 +128,17 @@ class Experiment:
         """Register a moving artist (blitted on every change; ``depends``: drawn in a cached
         layer rebuilt only when those controls change); see :meth:`BlitFigure.moving`."""
         return self.blit.moving(artist, depends)
+
+    def _keep_flat_panels(self) -> None:
+        """With ``VIEW_CONTROLS``: each 2-D panel that has moving artists (and nothing layered
+        or on top) changes only with the scene, so a turn of the view, which keeps the scene,
+        restores its pixels instead of drawing it (:meth:`BlitFigure.keep`)."""
+        blit = self.blit
+        moving = {id(a.axes) for a in blit._moving}
+        other = {id(a.axes) for a in (*blit._layer, *blit._top)}
+        for ax in self.figure.axes:
+            if ax.name != "3d" and id(ax) in moving and id(ax) not in other:
+                blit.keep([ax], lambda serial=self._scene_serial: serial[0])
 
     def _on_top(self, artist):
         """Register a static artist drawn above the moving ones (:meth:`BlitFigure.on_top`)."""
@@ -156,8 +175,14 @@ class Experiment:
 
     def _move_artists(self) -> bool:
         """Scene of the current controls into the artists; True if something static changed."""
-        self._drawn_values = self.values()
-        self._scene = self.scene(**self._drawn_values)
+        values = self.values()
+        changed = ({k for k, v in self._drawn_values.items() if values[k] != v}
+                   if self.VIEW_CONTROLS and self._scene else None)
+        self._drawn_values = values
+        if not changed or not changed <= set(self.VIEW_CONTROLS):
+            self._scene = self.scene(**values)
+            self._scene_serial[0] += 1
+        # else a turn of the view alone: the same numbers, the scene kept
         full = self._draw(self._scene)
         return draw_parts(self, self._scene) or full
 

@@ -265,6 +265,7 @@ class Live:
 
     def __init__(self) -> None:
         self._experiments: dict[int, Any] = {}
+        self._readouts: dict[int, tuple] = {}    # handle -> (scene, its readout table)
         self._next = 0
 
     def create(self, name: str, narrow: bool = False, values_json: str = "{}",
@@ -298,6 +299,7 @@ class Live:
     def close(self, handle: int) -> None:
         """Forget an experiment (the adapter re-creates it in the other layout on a resize)."""
         exp = self._experiments.pop(handle, None)
+        self._readouts.pop(handle, None)
         if exp is not None:
             exp.close()
 
@@ -318,7 +320,10 @@ class Live:
             else:
                 clean[k] = v                           # checked by the spec (exp._set): a number in range
         exp._set(clean, live=False)                   # scene + blitted render, no encoding
-        return json.dumps({"readouts": exp.readout_table(), "state": exp.state(),
+        kept = self._readouts.get(handle)
+        if kept is None or kept[0] is not exp._scene:  # a view's turn keeps the scene (and table)
+            kept = self._readouts[handle] = (exp._scene, exp.readout_table())
+        return json.dumps({"readouts": kept[1], "state": exp.state(),
                            "inactive": exp.inactive(exp.values()),   # control -> reason
                            "notes": exp.notes()})                   # control -> reason or hint
 

@@ -868,11 +868,19 @@ class Arrow3D:
 
     def segments(self, start, vector, toward) -> np.ndarray:
         """The drawn points (n, 3), NaN-separated: the head's side is ``toward`` × ``vector``."""
-        side = np.cross(np.asarray(toward, float), np.asarray(vector, float))
+        side = _cross(np.asarray(toward, float), np.asarray(vector, float))
         return np.stack(arrow_segments_3d(start, vector, self.scale, self.head, side=side), axis=1)
 
     def set(self, start, vector, toward) -> None:
         self._line.set(self.segments(start, vector, toward))
+
+
+def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``np.cross`` of 3-vectors (broadcast over leading axes), the same products in the same
+    order (so the same bits), without its axis bookkeeping: about 5 % of a change of E2."""
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
+    return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
 
 
 def circle_3d(center, normal, radius: float, n: int = 49) -> np.ndarray:

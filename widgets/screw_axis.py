@@ -151,6 +151,7 @@ class ScrewAxis(Experiment):
         ("V_P", "V_P", "rad/s, m/s"),
     )
     main_control = "pitch"
+    VIEW_CONTROLS = ("azim", "elev")        # the scene computes no number from them
     scene = staticmethod(scene)
     figsize = (6.6, 3.9)                     # taller than the others: the legend's 8 rows
 

@@ -2,8 +2,8 @@
 
 For every built page: it loads with no console error and no failed request, makes no
 non-loopback request (see conftest), the math is typeset by the site's own MathJax
-(mjx-container present, no TeX error, no raw $$ left), and every image is decoded
-(naturalWidth > 0); it names a favicon the site serves.  Every static experiment (frame
+(mjx-container present, every math element typeset, no TeX error, no raw $$ left), and every
+image is decoded (naturalWidth > 0); it names a favicon the site serves.  Every static experiment (frame
 player) changes its picture, value and readout when its slider is moved with the keyboard,
 and its wide frames are shown at least ``WIDE_MIN_SCALE`` of their size (1:1 at 1280 px: figure text >= 12 CSS px); every answer
 box says right and wrong; this 1x screen fetches none of the players' 2x frames.
@@ -61,6 +61,9 @@ def check_rendering(page, rel) -> list[str]:
     info = page.evaluate("""() => ({
         math: document.querySelectorAll('div.math, span.math').length,
         mjx: document.querySelectorAll('mjx-container').length,
+        // math elements left untypeset (tools/sb_math.js typesets them in slices)
+        raw: Array.from(document.querySelectorAll('div.math, span.math'))
+            .filter(e => !e.querySelector('mjx-container')).length,
         merror: document.querySelectorAll('mjx-merror, mjx-container [data-mjx-error]').length,
         text: document.body.innerText,
         images: Array.from(document.images).map(img => ({
@@ -69,6 +72,8 @@ def check_rendering(page, rel) -> list[str]:
     problems = []
     if info["math"] and info["mjx"] < 1:
         problems.append("math present but not typeset (no mjx-container)")
+    if info["raw"]:
+        problems.append(f"{info['raw']} math elements not typeset")
     if info["merror"]:
         problems.append(f"{info['merror']} TeX errors")
     if "$$" in info["text"]:
