@@ -89,6 +89,24 @@ def lost_or_changed(source: str, translation: str) -> list[str]:
     return out
 
 
+def rest_markup_problems(text: str) -> list[str]:
+    """What docutils says of a translated message of a reST page (api.rst's docstrings).
+
+    reST ends inline markup only before a space or certain punctuation: ````angle````（rad）
+    is an unclosed literal (a full-width opening bracket may not follow it), written
+    ````angle````\\ （rad）.  The Chinese build would fail on it under -W.
+    """
+    import io
+
+    from docutils.core import publish_doctree
+
+    err = io.StringIO()
+    publish_doctree(text, settings_overrides={"warning_stream": err, "report_level": 2,
+                                              "halt_level": 5})
+    return [line.split(") ", 1)[-1] for line in err.getvalue().splitlines()
+            if "Inline" in line]     # roles and literal blocks need Sphinx and the page
+
+
 def po_path(page: str) -> Path:
     return LOCALE / f"{page}.po"
 
@@ -194,6 +212,9 @@ def check(selected: list[str], allow_missing: bool) -> int:
                 continue
             for p in lost_or_changed(m.id, m.string):
                 failures.append(f"{page}: {p} in the translation of {m.id[:50]!r}")
+            if (BOOK / f"{page}.rst").exists():
+                for p in rest_markup_problems(m.string):
+                    failures.append(f"{page}: {p} in the translation of {m.id[:50]!r}")
     for f in failures:
         print(f, file=sys.stderr)
     print(f"i18n: {total} messages, {total - missing} translated, {missing} missing, "
