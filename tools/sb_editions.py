@@ -143,14 +143,19 @@ def _doctree_read(app, doctree) -> None:
     ids, strings, _ = catalogue_state(locale_dir(app) / f"{docname}.po")
     _translate_captions(app, doctree, docname)
     total = english = 0
+    shown = []
     for node, msg in extract_messages(doctree):
         total += 1
         if node.get("translated") or msg in ids or msg in strings:
             continue
         english += 1
+        shown.append(msg)
     if not hasattr(app.env, "sb_i18n"):
         app.env.sb_i18n = {}
     app.env.sb_i18n[docname] = (total, english)
+    if not hasattr(app.env, "sb_i18n_shown"):
+        app.env.sb_i18n_shown = {}
+    app.env.sb_i18n_shown[docname] = shown[:3]
 
 
 def _translate_captions(app, doctree, docname) -> None:
@@ -175,12 +180,17 @@ def _translate_captions(app, doctree, docname) -> None:
 
 def _purge(app, env, docname) -> None:
     getattr(env, "sb_i18n", {}).pop(docname, None)
+    getattr(env, "sb_i18n_shown", {}).pop(docname, None)
 
 
 def _merge(app, env, docnames, other) -> None:
     if not hasattr(env, "sb_i18n"):
         env.sb_i18n = {}
     env.sb_i18n.update({d: v for d, v in getattr(other, "sb_i18n", {}).items() if d in docnames})
+    if not hasattr(env, "sb_i18n_shown"):
+        env.sb_i18n_shown = {}
+    env.sb_i18n_shown.update({d: v for d, v in getattr(other, "sb_i18n_shown", {}).items()
+                              if d in docnames})
 
 
 def _check_finished(app, env) -> None:
@@ -192,9 +202,10 @@ def _check_finished(app, env) -> None:
         complete = catalogue_state(locale_dir(app) / f"{docname}.po")[2]
         if english and (docname in listed or complete):
             why = "listed in locale/zh_CN/FINISHED" if docname in listed else "fully translated"
+            first = "; ".join(repr(m[:80]) for m in getattr(env, "sb_i18n_shown", {}).get(docname, []))
             logger.warning(f"the Chinese page is {why} but {english} of its {total} messages are "
                            "shown in English (their English changed since they were translated): "
-                           "run tools/i18n.py update and translate the fuzzy messages",
+                           f"run tools/i18n.py update and translate the fuzzy messages ({first})",
                            location=docname, type="sb_i18n")
     for docname in sorted(listed - set(env.found_docs)):
         logger.warning(f"locale/zh_CN/FINISHED lists {docname!r}, which is not a page",
