@@ -47,8 +47,6 @@ def _cases(exp) -> list[dict]:
 #: makes its case pass, and the strict xfail then fails until the entry is removed here
 UNFINISHED: dict[tuple[str, str], str] = {
     ("velocity_field", "narrow"): "the speed plot's legend on the field line at ω = −3",
-    ("power_split", "wide"): "at a push angle of ±60°: the legend on the line of action, "
-                             "legend entries on it (6)",
     ("probes", "wide"): "the top view's legend (upper left) on the door's dotted circle (15)",
     ("newton_euler", "wide"): "the top view's legend (lower left) on the arrows and the torque "
                               "arc at most settings (82)",
