@@ -47,7 +47,6 @@ def _cases(exp) -> list[dict]:
 #: makes its case pass, and the strict xfail then fails until the entry is removed here
 UNFINISHED: dict[tuple[str, str], str] = {
     ("velocity_field", "narrow"): "the speed plot's legend on the field line at ω = −3",
-    ("probes", "wide"): "the top view's legend (upper left) on the door's dotted circle (15)",
     ("newton_euler", "wide"): "the top view's legend (lower left) on the arrows and the torque "
                               "arc at most settings (82)",
     ("bifold_door", "wide"): "the bars' legend on the τ (sum) mark at q̇₂ = 3",
