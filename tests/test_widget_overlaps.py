@@ -50,9 +50,6 @@ UNFINISHED: dict[tuple[str, str], str] = {
     ("bifold_door", "wide"): "the bars' legend on the τ (sum) mark at q̇₂ = 3",
     ("bifold_door", "narrow"): "the bars' legend on the τ (sum) mark at q̇₂ = 3; 'g across the "
                                "hinges' on leaf 2 at q₂ = 85°",
-    ("least_torque", "wide"): "both legends inside their plots: on P's line, the push, the "
-                              "arrows and the central axis at every setting (255)",
-    ("least_torque", "narrow"): "the |τ_P| curve's legend on the central axis line (52)",
 }
 
 
