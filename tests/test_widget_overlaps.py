@@ -47,9 +47,6 @@ def _cases(exp) -> list[dict]:
 #: makes its case pass, and the strict xfail then fails until the entry is removed here
 UNFINISHED: dict[tuple[str, str], str] = {
     ("velocity_field", "narrow"): "the speed plot's legend on the field line at ω = −3",
-    ("bifold_door", "wide"): "the bars' legend on the τ (sum) mark at q̇₂ = 3",
-    ("bifold_door", "narrow"): "the bars' legend on the τ (sum) mark at q̇₂ = 3; 'g across the "
-                               "hinges' on leaf 2 at q₂ = 85°",
 }
 
 
