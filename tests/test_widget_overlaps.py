@@ -45,9 +45,7 @@ def _cases(exp) -> list[dict]:
 
 #: collisions still found (issue 33, item 4, not finished), each case failing strictly: a fix
 #: makes its case pass, and the strict xfail then fails until the entry is removed here
-UNFINISHED: dict[tuple[str, str], str] = {
-    ("velocity_field", "narrow"): "the speed plot's legend on the field line at ω = −3",
-}
+UNFINISHED: dict[tuple[str, str], str] = {}
 
 
 def _case(name, layout):
