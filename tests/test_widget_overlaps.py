@@ -45,24 +45,7 @@ def _cases(exp) -> list[dict]:
 
 #: collisions still found (issue 33, item 4, not finished), each case failing strictly: a fix
 #: makes its case pass, and the strict xfail then fails until the entry is removed here
-UNFINISHED: dict[tuple[str, str], str] = {
-    ("velocity_field", "narrow"): "the speed plot's legend on the field line at ω = −3",
-    ("screw_axis", "wide"): "the triad's x label on a drawn path at pitch −0.1 (3 settings)",
-    ("screw_axis", "narrow"): "the triad's x label on a drawn path at pitch −0.1 (3 settings)",
-    ("power_split", "wide"): "at a push angle of ±60°: the legend on the line of action, "
-                             "legend entries on it (6)",
-    ("probes", "wide"): "the top view's legend (upper left) on the door's dotted circle (15)",
-    ("newton_euler", "wide"): "the top view's legend (lower left) on the arrows and the torque "
-                              "arc at most settings (82)",
-    ("bifold_door", "wide"): "the bars' legend on the τ (sum) mark at q̇₂ = 3",
-    ("bifold_door", "narrow"): "the bars' legend on the τ (sum) mark at q̇₂ = 3; 'g across the "
-                               "hinges' on leaf 2 at q₂ = 85°",
-    ("least_torque", "wide"): "both legends inside their plots: on P's line, the push, the "
-                              "arrows and the central axis at every setting (255)",
-    ("least_torque", "narrow"): "the |τ_P| curve's legend on the central axis line (52)",
-    ("arm_explorer", "wide"): "a triad's x or z label on the floor grid at two settings",
-    ("arm_explorer", "narrow"): "a triad's x or z label on the floor grid or a link (4)",
-}
+UNFINISHED: dict[tuple[str, str], str] = {}
 
 
 def _case(name, layout):

@@ -212,6 +212,35 @@ def _legends_below_top_views(fig: Figure, renderer) -> None:
         legend.set_ncols(2)
 
 
+#: px between an axes' labels and a legend placed under them
+LEGEND_GAP = 4.0
+
+
+def _legends_below(fig: Figure) -> list:
+    """The legends made with ``where="below"`` (:func:`widgets.parts.axes_legend`)."""
+    return [ax.get_legend() for ax in fig.axes
+            if getattr(ax.get_legend(), "sb_below", False)]
+
+
+def place_legends_below(fig: Figure, renderer, gap: float = LEGEND_GAP) -> None:
+    """Put every legend made with ``where="below"`` (:func:`widgets.parts.axes_legend`) under
+    its axes' labels, ``gap`` px below the axes' tight box measured without it: measured on the
+    drawing stack in use (the x label's place differs by a few px between matplotlib 3.8 and
+    3.11), in the wide layout and again in the narrow one.  It is centred on the axes, or, if
+    it is wider than that allows, starts at the left edge of their labels (the y label)."""
+    for legend in _legends_below(fig):
+        ax = legend.axes
+        legend.set_visible(False)
+        below = tight_box(ax, renderer)
+        legend.set_visible(True)
+        width = legend.get_window_extent(renderer).width
+        centre = max((ax.bbox.x0 + ax.bbox.x1) / 2, below.x0 + width / 2)
+        x = (centre - ax.bbox.x0) / ax.bbox.width
+        y = (below.y0 - gap - ax.bbox.y0) / ax.bbox.height
+        legend.set_bbox_to_anchor((x, y), transform=ax.transAxes)
+        legend.set_loc("upper center")
+
+
 def _turn_colliding_ticks(fig: Figure, renderer) -> None:
     """Turn the x tick labels of 2-D axes whose labels overlap by 30 degrees."""
     for ax in fig.axes:
@@ -246,19 +275,33 @@ def keep_panels_inside(fig: Figure, renderer, panels: list[list], pad: float = N
 
 
 def fit_wide_layout(fig: Figure, canvas, pad: float = 3.0, gap: float = 8.0,
-                    rounds: int = 4) -> None:
+                    rounds: int = 4, legends_below: bool = True) -> None:
     """Fit the wide figure's side-by-side panels (:func:`figure_panels`) and their labels inside
     the figure and apart from each other: a panel whose labels (tight box) run past the
     figure's edges, or into the next panel's (the border between them is the middle of the
     space or overlap between their tight boxes), has its axes shrunk by as much, keeping the
     panel's own arrangement; colliding bar names are turned 30 degrees.  The experiments lay
     their axes out in figure fractions and their texts in points, so this is what keeps a
-    layout designed for one size readable at another (and every text >= ``WIDE_MIN_FONT``)."""
+    layout designed for one size readable at another (and every text >= ``WIDE_MIN_FONT``).
+    ``legends_below=False`` (a figure about to be laid out for a phone): legends made to go
+    under their axes are left out of the fit (the phone layout places them), so the panels
+    the phone layout starts from are the ones the experiment declared."""
     W, H = fig.bbox.width, fig.bbox.height
     renderer = canvas.get_renderer()
+    if not legends_below:
+        below = _legends_below(fig)
+        for legend in below:
+            legend.set_in_layout(False)
+        try:
+            fit_wide_layout(fig, canvas, pad, gap, rounds)
+        finally:
+            for legend in below:
+                legend.set_in_layout(True)
+        return
     _turn_colliding_ticks(fig, renderer)
     panels = _panels_by_position(fig)
     for _ in range(rounds):
+        place_legends_below(fig, renderer)
         tights = [_union([tight_box(ax, renderer) for ax in p]) for p in panels]
         cuts = [pad] + [(a.x1 + b.x0) / 2 for a, b in zip(tights, tights[1:])] + [W - pad]
         moved = False
@@ -282,6 +325,7 @@ def fit_wide_layout(fig: Figure, canvas, pad: float = 3.0, gap: float = 8.0,
         if not moved:
             break
         renderer = canvas.get_renderer()
+    place_legends_below(fig, renderer)          # under the axes as they now are
 
 
 def _panels_by_position(fig: Figure, share: float = 0.1, thin: float = 0.05) -> list[list]:
@@ -367,6 +411,7 @@ def narrow_layout(fig: Figure, canvas, width: float = NARROW_WIDTH,
         _wrap_wide_text(fig, renderer, Wn, pad, originals)
         _turn_colliding_ticks(fig, renderer)
         _legends_below_top_views(fig, renderer)
+        place_legends_below(fig, renderer)
         for i, (p, new) in enumerate(zip(panels, placed)):
             tight = _union([tight_box(ax, renderer) for ax in p]
                            + [t.get_window_extent(renderer) for t, j in owner.items() if j == i])

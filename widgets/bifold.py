@@ -171,7 +171,8 @@ class BifoldDoor(Experiment):
                        legend="lower left", legend_fontsize=6.5, legend_anchor=(1.02, 0.0))
     TOP_PARTS = (ForceArrow("f_leaf1", "points/C1", ARROW_F, "f on leaf 1", zorder=7),
                  ForceArrow("f_leaf2", "points/C2", ARROW_F, "f on leaf 2", COLORS["purple"], zorder=7),
-                 ForceArrow("g_base", (-1.45, 1.45), 0.1, "", COLORS["green"], 0.006, 7),
+                 ForceArrow("g_base", (-1.45, 1.45), 0.1, "g across the hinges", COLORS["green"],
+                            0.006, 7),
                  TorqueArc("tau[0]", "points/O1", ARC_TAU, 0.13, -90.0, "τ arcs\n", COLORS["blue"]),
                  TorqueArc("tau[1]", "points/O2", ARC_TAU, 0.13, -90.0, "", COLORS["blue"]))
     BARS = (Bars("τ = H q̈ + C_v + G", "joint torque (N m)", "N m",
@@ -180,7 +181,10 @@ class BifoldDoor(Experiment):
                   Series("C_v (velocity)", "velocity", COLORS["purple"]),
                   Series("G (gravity)", "gravity", COLORS["orange"])),
                  rect=(0.7, 0.12, 0.28, 0.78), samples=5, total="tau", total_label="τ (sum)",
-                 total_size=48.0, width=0.75),)
+                 total_size=48.0, width=0.75,
+                 # beside the bars, over the view's legend: the bars and the τ marks reach
+                 # the top of the panel (q̇₂ = 3); on a phone, under the bar names
+                 legend="upper left", legend_anchor=(0.43, 0.985)),)
     main_control = "q2"
     scene = staticmethod(scene)
 
@@ -192,7 +196,6 @@ class BifoldDoor(Experiment):
                                           solid_capstyle="butt", zorder=2)[0])
         self.hinge2 = self._moving(ax.plot([], [], "o", color="black", ms=5, zorder=5)[0])
         self.coms = self._moving(ax.plot([], [], "o", color=COLORS["orange"], ms=6, zorder=4)[0])
-        ax.annotate("g across\nthe hinges", (-1.45, 1.45), (-1.3, 1.62), fontsize=7, ha="left", va="top")
         self.top_legend += [Line2D([], [], color=COLORS["door"], lw=4, label="leaf 1"),
                             Line2D([], [], color=COLORS["sky"], lw=4, label="leaf 2")]
 

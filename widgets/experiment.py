@@ -95,7 +95,8 @@ class Experiment:
         if self.VIEW_CONTROLS:
             self._keep_flat_panels()
         self._move_artists()                            # lay out what the first scene shows
-        fit_wide_layout(self.figure, self.canvas)       # labels inside, panels apart
+        # labels inside, panels apart (a phone's legends under their plots: narrow_layout)
+        fit_wide_layout(self.figure, self.canvas, legends_below=not narrow)
         if narrow:
             self.blit.narrow_panels = narrow_layout(self.figure, self.canvas)
 

@@ -77,10 +77,11 @@ class LeastTorque(Experiment):
            "about P as an arc (vertical part) and an arrow (part along the push). Right: the size of "
            "the torque about P along that line, smallest where the line crosses the central axis.")
     CONTROLS = CONTROLS
-    TOP_VIEW = TopView((0.07, 0.12, 0.46, 0.78), (-0.45, 1.25), (-0.55, 0.75),
+    # both legends under their plots: the lines they key cross the whole of both
+    TOP_VIEW = TopView((0.07, 0.12, 0.46, 0.78), (-0.5, 1.25), (-0.55, 0.75),
                        "door from above: push f at Q, central axis, P\n"
-                       f"(1 N ↦ {ARROW_F:g} m, 1 N m ↦ {ARROW_TAU:g} m)", legend="upper left",
-                       hinge_label=(-0.1, -0.3))            # under the hinge, below P's label
+                       f"(1 N ↦ {ARROW_F:g} m, 1 N m ↦ {ARROW_TAU:g} m)", legend="below",
+                       legend_ncols=2, legend_room=0.18, hinge_label=(-0.1, -0.3))   # under the hinge, below P's label
     TOP_PARTS = (
         InfiniteLine("x_Q", "e_x", "P's line (y = 0)", COLORS["grey"], ":", depends=(), name="P's line"),
         ForceArrow("f", (WIDTH, 0.0), ARROW_F, "push f at Q", depends=("push_angle",)),
@@ -94,7 +95,8 @@ class LeastTorque(Experiment):
                     at="x_P[0]", value="tau_P_size", positive=True, rect=(0.63, 0.12, 0.34, 0.78),
                     refs=(Ref("axis_crossing", "x", "central axis", COLORS["blue"], "-."),
                           Ref("least_torque", "y", "|p| |f|: least")),
-                    depends=("push_angle", "couple", "twist"), legend="upper center"),)
+                    depends=("push_angle", "couple", "twist"), legend="below", legend_ncols=2,
+                    legend_room=0.12),)
     READOUTS = (("|τ_P|", "tau_P_size", "N m"), ("τ_P", "tau_P", "N m"), ("f", "f", "N"),
                 ("pitch p = f·τ/|f|²", "pitch", "m"), ("least |τ| = |f·τ|/|f|", "least_torque", "N m"),
                 ("axis crosses y = 0 at x", "axis_crossing", "m"),

@@ -39,9 +39,18 @@ class TopView:
     door_alpha: float = 0.85
     door_zorder: float = 1
     com: bool = False                   # mark the door's centre of mass C (orange dot, "C")
-    legend: str | None = None           # where the legend of the labelled top-view parts goes
+    #: where the legend of the labelled top-view parts goes: a ``loc`` ("upper left": on the
+    #: view) or ``"below"``: under the view and its x label, off everything the view draws
+    #: (placed by the layouts, :func:`widgets._narrow.place_legends_below`)
+    legend: str | None = None
     legend_fontsize: float = 7
     legend_ncols: int = 1
+    #: the legend's columns in the phone layout (under the view, in a 330-px column)
+    legend_narrow_ncols: int = 1
+    #: with ``legend="below"``: the height (figure fraction) taken from the bottom of ``rect``
+    #: for the legend in the wide figure; the phone layout, which gives the legend a room of
+    #: its own under the view, starts from the whole ``rect`` (the view as large as before)
+    legend_room: float = 0.0
     #: (x, y) in the top view's axes fractions where the legend's ``legend`` corner sits, e.g.
     #: ``(1.03, 0.0)`` with ``legend="lower left"``: beside the view, off the door's sweep
     legend_anchor: tuple | None = None
@@ -90,7 +99,13 @@ class Bars:
     labels: tuple | None = None         # readout labels per tick (default: the ticks)
     width: float = 0.8                  # of a group of bars, in tick spacings
     tick_fontsize: float | None = 8
-    legend: str | None = "upper right"
+    legend: str | None = "upper right"  # a ``loc``, or "below": under the bar names
+    legend_ncols: int = 1               # the wide figure's (one on a phone)
+    #: (x, y) in figure fractions where the legend's ``legend`` corner sits, beside the panel,
+    #: in the wide figure (left out of its layout's fit: keep it inside the figure and off the
+    #: other panels); the phone layout, where the panels are stacked, puts it under the bar
+    #: names
+    legend_anchor: tuple | None = None
     separators: tuple = ()              # x positions of thin vertical lines between groups
 
     def values(self, numbers: dict) -> np.ndarray:
@@ -394,7 +409,9 @@ class Curve:
     xlim: tuple | None = None           # default: the control's range, or the positions' ends
     label: str = ""
     color: str = "#0072B2"
-    legend: str | None = "upper right"
+    legend: str | None = "upper right"  # a ``loc``, or "below": under the x label
+    legend_ncols: int = 1               # the wide figure's (one on a phone)
+    legend_room: float = 0.0            # as TopView.legend_room
     depends: tuple | None = None        # the controls the line depends on (cached layer)
     points: int = 61
     labels: tuple = ()                  # one per key of a tuple ``y``
@@ -499,7 +516,7 @@ def build_parts(exp: "Experiment", fig: Figure) -> None:
     t = cls.TOP_VIEW
     if t is not None:
         exp.top, exp.door = door_top_view(
-            fig, t.rect, t.xlim, t.ylim, t.title, hinge_label=t.hinge_label, door_lw=t.door_lw,
+            fig, _room_for_legend(exp, t.rect, t.legend, t.legend_room), t.xlim, t.ylim, t.title, hinge_label=t.hinge_label, door_lw=t.door_lw,
             door_alpha=t.door_alpha, door_zorder=t.door_zorder)
         exp._on_top(exp.top.hinge_text)
         if t.com:
@@ -534,11 +551,35 @@ def build_parts(exp: "Experiment", fig: Figure) -> None:
         if r is not None and r.legend:
             from matplotlib.lines import Line2D
             handles.append(Line2D([], [], color=r.color, marker="D", lw=3, label=r.legend))
-        exp._on_top(exp.top.legend(handles=handles, loc=t.legend, fontsize=t.legend_fontsize,
-                                   ncols=t.legend_ncols, framealpha=0.9,
-                                   bbox_to_anchor=t.legend_anchor))
+        exp._on_top(axes_legend(exp.top, t.legend, handles=handles, fontsize=t.legend_fontsize,
+                                ncols=t.legend_narrow_ncols if exp.narrow else t.legend_ncols,
+                                framealpha=0.9,
+                                bbox_to_anchor=t.legend_anchor))
     enlarge_text(fig, WIDE_MIN_FONT)        # >= 12 CSS px where the figure is shown 1:1
     fix_ticks(fig)                          # the same ticks and labels on every matplotlib
+
+
+def _room_for_legend(exp: "Experiment", rect, legend, room: float) -> tuple:
+    """A panel's ``rect`` less ``room`` at its bottom for a legend under it, in the wide
+    figure; the whole ``rect`` in the phone layout (which makes the legend's room itself)."""
+    if legend != "below" or exp.narrow or not room:
+        return tuple(rect)
+    x, y, w, h = rect
+    return (x, y + room, w, h - room)
+
+
+def axes_legend(ax, where: str, **kw):
+    """``ax.legend(loc=where, **kw)``; ``where="below"``: the legend goes under the axes and
+    its labels (x tick labels, x label), centred, off everything the axes draw: a legend on the
+    plot hides or crosses what moves under it (tests/test_widget_overlaps.py).  Its place is
+    measured, on the drawing stack in use, by the layouts
+    (:func:`widgets._narrow.place_legends_below`)."""
+    if where != "below":
+        return ax.legend(loc=where, **kw)
+    kw.pop("bbox_to_anchor", None)
+    legend = ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), **kw)
+    legend.sb_below = True
+    return legend
 
 
 def _build_bars(exp: "Experiment", fig: Figure, p: Bars) -> tuple:
@@ -571,7 +612,13 @@ def _build_bars(exp: "Experiment", fig: Figure, p: Bars) -> tuple:
         handles = [g for g, s in zip(groups, p.series) if s.label]
         if total is not None:                    # a short line, not the wide group mark
             handles.append(Line2D([], [], color="black", lw=2.5, label=p.total_label))
-        ax.legend(handles=handles, loc=p.legend, fontsize=8)
+        if p.legend_anchor is None or exp.narrow:
+            axes_legend(ax, "below" if p.legend_anchor else p.legend, handles=handles,
+                        fontsize=8, ncols=1 if exp.narrow else p.legend_ncols)
+        else:
+            ax.legend(handles=handles, loc=p.legend, fontsize=8, ncols=p.legend_ncols,
+                      bbox_to_anchor=p.legend_anchor,
+                      bbox_transform=fig.transFigure).set_in_layout(False)
     ax.set_title(p.title, fontsize=10)
     return ax, groups, total
 
@@ -601,7 +648,7 @@ def _build_curve(exp: "Experiment", fig: Figure, c: Curve) -> SimpleNamespace:
         raise ValueError(f"{type(exp).__name__}.CURVES: x={c.x!r} is not a control, so the "
                          f"curve is drawn over positions and needs at= and value= (the "
                          f"marker's scene keys)")
-    ax = fig.add_axes(c.rect)
+    ax = fig.add_axes(_room_for_legend(exp, c.rect, c.legend, c.legend_room))
     deps = c.depends
     if spec is not None and deps is None:           # the curve ignores its own control
         deps = tuple(k for k in exp._specs if k != c.x and k not in exp._players)
@@ -634,7 +681,8 @@ def _build_curve(exp: "Experiment", fig: Figure, c: Curve) -> SimpleNamespace:
     if not c.positive:
         ax.axhline(0, color="black", lw=0.8)
     if c.legend and (any(label for label, _ in c.styles()) or any(r.label for r in c.refs)):
-        exp._on_top(ax.legend(loc=c.legend, fontsize=8, framealpha=0.9))
+        exp._on_top(axes_legend(ax, c.legend, fontsize=8, framealpha=0.9,
+                                ncols=1 if exp.narrow else c.legend_ncols))
     return SimpleNamespace(axes=ax, line=lines[0], marker=markers[0], lines=lines,
                            markers=markers, refs=refs, cache={},
                            xlim_set=c.xlim is not None or spec is not None)
@@ -901,7 +949,12 @@ class Triad:
     """A frame's three axes as arrows of ``length`` m from its origin (x, y, z in vermillion,
     green, blue), each labelled just beyond its tip; ``set(origin, R, toward)`` with R the
     frame's axes in world coordinates (columns).  Artists ``.arrows`` (three :class:`Arrow3D`),
-    ``.labels`` (three 2-D texts placed by :func:`project`, left out of layouts)."""
+    ``.labels`` (three 2-D texts placed by :func:`project`, left out of layouts).
+
+    The arrows take ``depends`` (a world triad: the view's layer); the labels are always
+    moving artists at ``LABEL_Z`` on their white card (``LABEL_BOX``), so they are drawn
+    after everything else in the view: a path, link or grid line that passes a label runs
+    under its card, never through its letters (tests/test_widget_overlaps.py)."""
 
     COLORS = ("vermillion", "green", "blue")
     #: where the labels sit, in lengths from the origin (a view's reach must include them)
@@ -920,8 +973,7 @@ class Triad:
                        for c in self.COLORS]
         self.labels = [exp._moving(ax.text2D(0, 0, n, transform=ax.transData, color=COLORS[c],
                                              fontsize=fontsize, ha="center", va="center",
-                                             in_layout=False, bbox=LABEL_BOX, zorder=LABEL_Z),
-                                   depends)
+                                             in_layout=False, bbox=LABEL_BOX, zorder=LABEL_Z))
                        for n, c in zip(names, self.COLORS)]
 
     def set(self, origin, R, toward) -> None:

@@ -68,9 +68,11 @@ class PowerSplit(Experiment):
     alt = ("Top view of the door with a push at its free edge and a sliding reference point; "
            "bars show the rotational power ω·τ, the translational power v·f and their constant sum.")
     CONTROLS = CONTROLS
+    # the legend under the view: at a push tilt of ±60° the line of action crosses every corner
     TOP_VIEW = TopView((0.08, 0.12, 0.50, 0.78), (-0.25, 1.25), (-0.45, 0.75),
                        "door from above: push f at Q, reference point P\n"
-                       "(1 m/s ↦ 0.15 m, 1 N ↦ 0.06 m)", hinge_label=(-0.22, -0.2), legend="upper left")
+                       "(1 m/s ↦ 0.15 m, 1 N ↦ 0.06 m)", hinge_label=(-0.22, -0.2), legend="below",
+                       legend_ncols=2, legend_room=0.15)
     TOP_PARTS = (ForceArrow("f", (WIDTH, 0.0), ARROW_F, "push f", depends=("push_angle",)),
                  InfiniteLine("line_point", "line_direction", "line of action", depends=("push_angle",)),
                  TorqueArc("tau_P[2]", "x_P", 4.0, label="τ_P,z"))

@@ -94,10 +94,11 @@ class Probes(Experiment):
         ("−ν × v_P (frame)", "frame_term", "m/s²"),
         ("d(v_P^c)/dt", "frame_rate", "m/s²"),
     )
+    # the legend under the view: the material probe's circle and the arrows reach every corner
     TOP_VIEW = TopView((0.08, 0.12, 0.45, 0.78), (-0.3, 1.0), (-0.55, 0.6),
                        "probes passing x_P now (1 m/s or 1 m/s² ↦ 0.12 m)",
-                       hinge_label=(-0.25, -0.1), door_lw=3, door_alpha=0.4, legend="upper left",
-                       legend_ncols=2)
+                       hinge_label=(-0.25, -0.1), door_lw=3, door_alpha=0.4, legend="below",
+                       legend_ncols=3, legend_narrow_ncols=2, legend_room=0.15)
     TOP_PARTS = tuple(ForceArrow(k, tuple(X_P[:2]), ARROW, label, color, width, 3 + i,
                                  depends=None if k == "frame_rate" else _NOT_NU)
                       for i, (k, label, color, width) in enumerate(ARROWS))

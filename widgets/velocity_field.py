@@ -147,8 +147,11 @@ class VelocityField(Experiment):
         bx.set_xlabel("distance from the hinge r (m)"); bx.set_ylabel("speed |v| (m/s)")
         bx.set_title("|v| = |ω| r: double r, double |v|", fontsize=10)
         bx.grid(True, alpha=0.3)
-        # the legend of both panels sits in the speed plot's empty corner (|v| <= |ω| r)
-        self._on_top(bx.legend(handles=handles, loc="upper left", fontsize=8, framealpha=0.9))
+        # the legend of both panels: wide, in the speed plot's empty corner (|v| <= |ω| r);
+        # on a phone the speed plot is drawn wider than tall and its line at |ω| = 3 crosses
+        # that corner, so the legend goes with the top view, under it (widgets/_narrow.py)
+        self._on_top((ax if self.narrow else bx).legend(handles=handles, loc="upper left",
+                                                         fontsize=8, framealpha=0.9))
         self.speed_line = self._moving(bx.plot([], [], color=COLORS["field"], lw=2)[0],
                                        depends=("omega",))
         self.speed_pts = self._moving(bx.scatter([0, 0, 0], [0, 0, 0], s=40, zorder=5,
