@@ -132,7 +132,7 @@ def test_built_page_check_passes_chinese_math_code_names():
     ("<ul><li>the displacement points from the old point to the new one</li></ul>",
      "without Chinese text"),
     ("<table><tr><td>rotation matrix, new-frame components</td></tr></table>", "without Chinese"),
-    ('<p class="untranslated">本段</p>', "shown in English"),
+    ('<p class="untranslated">The rest of this paragraph.</p>', "shown in English"),
     ("<p>角速度为 {eval}`N(\"ch01_omega\")` rad/s。</p>", "raw MyST"),
     ("<p>见 {term}`空间速度 <Spatial velocity>`。</p>", "raw MyST"),
     ("<p>公式 $$x$$ 没有排版。</p>", "raw MyST"),

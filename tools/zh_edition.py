@@ -124,10 +124,15 @@ def _sphinx(book: str, out: str, doctrees: str, config: str, toc: str, which: st
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-\uffef]")
 #: raw MyST a reader must never see
 RAW_MYST = re.compile(r"\{(?:eval|term|eq|ref|numref|doc|math|glue(?::\w+)?)\}`|```|:::|\$\$")
-#: what may stand without Chinese: numbers, symbols, units and at most two other Latin words
+#: what may stand without Chinese: numbers, symbols, units and at most two other Latin words of
+#: three letters or more (a formula's mD or I_C is no word)
 #: (names such as "MuJoCo", "Modern Robotics", "MR 8.22"); more is English prose
-_WORD = re.compile(r"[A-Za-z]{2,}")
-UNITS = {"kg", "rad", "Hz", "mm", "cm", "ms"}
+_WORD = re.compile(r"[A-Za-z]{3,}")
+UNITS = {"kg", "rad", "Hz", "mm", "cm", "ms",
+         # the names a plain-text formula spells out (a docstring's "omega^T (m D) v_O")
+         "omega", "theta", "alpha", "beta", "gamma", "delta", "lambda", "tau", "phi", "psi", "rho",
+         "sin", "cos", "tan", "exp", "log", "sqrt", "diag", "det", "trace", "norm", "quat",
+         "new", "old"}
 MAX_NAME_WORDS = 2
 
 
@@ -143,7 +148,8 @@ def prose_without_chinese(text: str) -> bool:
 BLOCKS = {"p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "td", "th", "dt", "caption"}
 SKIP_CLASSES = {"math", "highlight", "cell_output", "output", "sb-frame-player", "headerlink",
                 "pasted-text", "MathJax", "sb-live-bar", "sb-lite-bar", "sb-i18n-note",
-                "sd-card", "toctree-wrapper", "footnote"}
+                "sd-card", "toctree-wrapper", "footnote",
+                "sig", "field-list"}   # API signatures and parameter lists: names and types
 
 
 class _Blocks(HTMLParser):
@@ -160,6 +166,7 @@ class _Blocks(HTMLParser):
         self.blocks: list[tuple[str, str, bool]] = []
         self.visible: list[str] = []
         self.untranslated = 0
+        self._untr: list[list] = []                 # [stack depth, texts] of open untranslated
 
     def _skipping(self) -> bool:
         return any(skipped for _, skipped in self.stack)
@@ -174,7 +181,7 @@ class _Blocks(HTMLParser):
         skipped = bool(classes & SKIP_CLASSES) or tag in ("code", "pre", "script", "style",
                                                          "math", "svg", "kbd")
         if self.in_article and not self._skipping() and "untranslated" in classes:
-            self.untranslated += 1
+            self._untr.append([len(self.stack), []])
         self.stack.append((tag, skipped))
         if self.in_article and tag in BLOCKS and not self._skipping():
             self.open.append([tag, [], False])
@@ -191,6 +198,11 @@ class _Blocks(HTMLParser):
                     self.open[-1][1].extend(block[1])
             if t == "article":
                 self.in_article -= 1
+            while self._untr and len(self.stack) <= self._untr[-1][0]:
+                # Sphinx marks text it did not take from the catalogue; what Sphinx or napoleon
+                # wrote in Chinese themselves (参数, 返回, 备注) is not English
+                if not _CJK.search(" ".join(self._untr.pop()[1])):
+                    self.untranslated += 1
             if t == tag:
                 break
 
@@ -204,6 +216,9 @@ class _Blocks(HTMLParser):
                 self.visible.append(data)
         if self.open and not skipping:
             self.open[-1][1].append(data)
+        if not skipping:
+            for entry in self._untr:
+                entry[1].append(data)
 
 
 def text_problems(page: str, html_text: str) -> list[str]:
