@@ -50,6 +50,8 @@ def make_book(tmp: Path, intro: str = INTRO, extra: str = "") -> Path:
     config = yaml.safe_load((ROOT / "jupyter_book.yml").read_text(encoding="utf-8"))
     for name in config["sphinx"].get("local_extensions", {}):   # sb_offline_assets, sb_eval, ...
         shutil.copy(ROOT / "tools" / f"{name}.py", tmp / "tools")
+    for name in ("sb_math.js",):          # files the extensions read beside themselves
+        shutil.copy(ROOT / "tools" / name, tmp / "tools")
     shutil.copy(ROOT / "jupyter_book.yml", tmp)
     book = tmp / "book"
     book.mkdir()
