@@ -179,3 +179,9 @@ def test_rest_pages_translations_must_close_their_inline_markup():
     assert any("Inline literal" in p for p in i18n.rest_markup_problems("转过 ``angle``（rad）的旋转"))
     assert i18n.rest_markup_problems("转过 ``angle``\\ （rad）的旋转") == []
     assert i18n.rest_markup_problems("（``body_ipos``、``body_iquat``）中的主矩") == []
+
+
+def test_rest_literal_closed_too_late_is_caught():
+    # ``a``（ does not end the literal, so it runs on to the next ``: no warning, wrong text
+    assert i18n.rest_literals_changed("``qpos0`` (for ``ref``)", "``qpos0``（对 ``ref``）")
+    assert not i18n.rest_literals_changed("``qpos0`` (for ``ref``)", "``qpos0``\\ （对 ``ref``）")
