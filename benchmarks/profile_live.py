@@ -122,28 +122,25 @@ class Handler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args):
         pass
 
+    def _send(self, path: str, body: bytes, kind: str) -> None:
+        """Answer with a rewritten file (the sizes log counts it like a served one)."""
+        self.send_response(200)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+        type(self).log.append((path, len(body)))
+
     def do_GET(self):
         path = self.path.split("?")[0]
         if self.PRELUDE and path.endswith("/_live/sb_worker.js"):
             body = (self.PRELUDE + (SITE / "_live" / "sb_worker.js").read_text()).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "text/javascript")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-            type(self).log.append((path, len(body)))
-            return
+            return self._send(path, body, "text/javascript")
         if self.ONE_PASS and path.endswith(".html"):
             local = SITE / path.lstrip("/")
             if local.is_file():
                 body = SLICES.sub("", local.read_text(encoding="utf-8")).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "text/html; charset=utf-8")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-                type(self).log.append((path, len(body)))
-                return
+                return self._send(path, body, "text/html; charset=utf-8")
         super().do_GET()
 
     def copyfile(self, source, outputfile):
