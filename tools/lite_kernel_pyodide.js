@@ -12,8 +12,9 @@
  *    book's packages and matplotlib's font list;
  * 2. it loads the site's own verified Pyodide (``sbBoot.pyodide``) and starts it with a lock
  *    that lists only the packages loaded on demand (ssl, sqlite3), no packages at start;
- * 3. it writes the archives' files into Pyodide's file system (``pyodide.unpackArchive``) and
- *    puts ``sbBoot.sysPath`` (the book's packages' folder) first on ``sys.path``.
+ * 3. it writes the archives' files into Pyodide's file system (a tar's as views of its bytes,
+ *    with live mode's reader ``sbBoot.tarScript``, book/_live/sb_tar.js; a zip with
+ *    ``pyodide.unpackArchive``) and puts ``sbBoot.sysPath`` (the book's packages' folder) first on ``sys.path``.
  *
  * Pyodide's ``loadPackage`` would instead load every extension module of a package (each
  * ``.so``: compiled and linked) as the package is installed; written as plain files, an
@@ -52,6 +53,7 @@ self.loadPyodide = async function sbLoadPyodide(options) {
     return bytes;
   });
 
+  importScripts(at(boot.tarScript));                  // sbUntar, sbInstall (live mode's)
   importScripts(at(boot.pyodide + "pyodide.js"));     // defines the real self.loadPyodide
   var opts = {};
   for (var k in options) {
@@ -64,7 +66,7 @@ self.loadPyodide = async function sbLoadPyodide(options) {
   mark("Python started");
   for (var i = 0; i < archives.length; i++) {
     var got = await archives[i], dir = boot.archives[i].dir;
-    if (got.format === "tar") { writeTar(pyodide.FS, new Uint8Array(got.buf), dir); }
+    if (got.format === "tar") { self.sbInstall(pyodide.FS, self.sbUntar(new Uint8Array(got.buf)), dir); }
     else { pyodide.unpackArchive(got.buf, got.format, { extractDir: dir }); }
   }
   pyodide.runPython("import importlib, sys\nsys.path[:0] = " + JSON.stringify(boot.sysPath || [])
@@ -78,25 +80,3 @@ self.loadPyodide = async function sbLoadPyodide(options) {
   console.log("sb-lite boot: " + marks.join(", "));
   return pyodide;
 };
-
-// A ustar archive's regular files written under ``dir`` (the file system keeps views of the
-// archive's bytes: no copies), as live mode writes its site archive (book/_live/sb_worker.js).
-function writeTar(FS, u8, dir) {
-  var at = 0, made = {}, text = new TextDecoder();
-  var field = function (a, b) {
-    var s = text.decode(u8.subarray(at + a, at + b)), nul = s.indexOf("\0");
-    return nul < 0 ? s : s.slice(0, nul);
-  };
-  while (at + 512 <= u8.length && u8[at] !== 0) {
-    var name = field(0, 100), prefix = field(345, 500), type = u8[at + 156];
-    var size = parseInt(field(124, 136).trim() || "0", 8);
-    if (prefix) { name = prefix + "/" + name; }
-    at += 512;
-    if (type === 48 || type === 0) {                                    // "0": a file
-      var path = dir.replace(/\/$/, "") + "/" + name, folder = path.slice(0, path.lastIndexOf("/"));
-      if (!made[folder]) { FS.mkdirTree(folder); made[folder] = true; }
-      FS.writeFile(path, u8.subarray(at, at + size), { canOwn: true });
-    }
-    at += Math.ceil(size / 512) * 512;
-  }
-}

@@ -395,6 +395,7 @@ def write_settings(lite: Path, site: Path) -> None:
     config = json.loads(path.read_text())
     data = config["jupyter-config-data"]
     boot = {"pyodide": "../../_pyodide/", "lockFileURL": "sb-lite-lock.json",
+            "tarScript": "../../_live/sb_tar.js",       # the archive reader live mode uses
             "archives": boot_archives(), "sysPath": [BOOK_DIR], "imports": PRE_IMPORTS}
     if (site / "_live" / "python_stdlib_pyc.zip").is_file():
         boot["stdLibURL"] = "../../_live/python_stdlib_pyc.zip"
@@ -464,7 +465,7 @@ def build(site: Path, book: Path = ROOT / "book") -> str | None:
     lite = site / LITE
     shutil.rmtree(lite, ignore_errors=True)
     try:
-        for need in ("_pyodide/pyodide.js", "_live/sb_packages.zip"):
+        for need in ("_pyodide/pyodide.js", "_live/sb_packages.zip", "_live/sb_tar.js"):
             if not (site / need).is_file():
                 raise LiteUnavailable(f"{need} is not in the built site (live mode's files were "
                                       "not staged: the Pyodide distribution is unavailable)")

@@ -13,7 +13,8 @@ so Sphinx copies it to the site's root):
 
 * ``_pyodide/``: the verified Pyodide interpreter (``tools/pyodide_dist.py``);
 * ``_live/sb_live.js`` and ``_live/sb_worker.js``: the one browser adapter of every experiment
-  (main thread: controls and painting) and the Web Worker that runs Python (``book/_live/``);
+  (main thread: controls and painting) and the Web Worker that runs Python (``book/_live/``),
+  with ``_live/sb_tar.js``, its reader of the site archive (the JupyterLite kernel's too);
 * ``_live/sb_packages.zip``: the book's ``spatialbook`` and ``widgets`` packages as they are in
   the working tree, plus matplotlib's prebuilt font list, unpacked into Pyodide on first use
   (``tools/live_packages.py``);
@@ -107,7 +108,7 @@ def stage_live(staging: Path) -> str | None:
     live = staging / "_live"
     shutil.rmtree(live, ignore_errors=True)             # nothing stale from an older build
     live.mkdir(parents=True)
-    for script in sorted(ADAPTER.parent.glob("*.js")):     # sb_live.js, sb_worker.js
+    for script in sorted(ADAPTER.parent.glob("*.js")):     # sb_live.js, sb_worker.js, sb_tar.js
         shutil.copy2(script, live / script.name)
     packages_zip(live / "sb_packages.zip", pyodide_dist.FONTLIST)
     try:

@@ -24,6 +24,8 @@
  */
 "use strict";
 
+importScripts("sb_tar.js");   // sbUntar, sbInstall: the site archive's files, shared with the lite kernel
+
 var live = null;          // the Python object sb_live.LIVE
 var pyodide = null;
 var prefetched = {};      // absolute URL -> Promise<{buf, type}>: bytes downloaded up front
@@ -173,34 +175,6 @@ function downloadArchive(url) {
   });
 }
 
-// The regular files of a ustar archive: [[path, bytes (a view of the archive)], ...].
-function untar(u8) {
-  var files = [], at = 0, text = new TextDecoder();
-  var field = function (a, b) {
-    var s = text.decode(u8.subarray(at + a, at + b)), nul = s.indexOf("\0");
-    return nul < 0 ? s : s.slice(0, nul);
-  };
-  while (at + 512 <= u8.length && u8[at] !== 0) {
-    var name = field(0, 100), prefix = field(345, 500), type = u8[at + 156];
-    var size = parseInt(field(124, 136).trim() || "0", 8);
-    if (prefix) { name = prefix + "/" + name; }
-    at += 512;
-    if (type === 48 || type === 0) { files.push([name, u8.subarray(at, at + size)]); }  // "0"
-    at += Math.ceil(size / 512) * 512;
-  }
-  return files;
-}
-
-// Write the archive's files under "/" (the file system keeps the views: no copies).
-function install(FS, files) {
-  var made = {};
-  files.forEach(function (f) {
-    var path = "/" + f[0], dir = path.slice(0, path.lastIndexOf("/"));
-    if (!made[dir]) { FS.mkdirTree(dir); made[dir] = true; }
-    FS.writeFile(path, f[1], { canOwn: true });
-  });
-}
-
 // Pyodide's loaders fetch the files downloaded above: hand them the bytes (once).  The
 // interpreter's WebAssembly goes to Pyodide as the browser's own response (so the browser can
 // keep its compiled code with the cached file); a copy of its stream only counts the bytes.
@@ -252,7 +226,7 @@ async function boot(msg) {
   });
   starting.then(function () { mark("Python started"); }, function () {});
   var got = await site;
-  var siteFiles = got.tar ? untar(got.tar) : null;
+  var siteFiles = got.tar ? self.sbUntar(got.tar) : null;
   mark("untar");
   await downloading;
   // the wasm's fetch starts inside loadPyodide (which fails early if it cannot start)
@@ -268,7 +242,7 @@ async function boot(msg) {
   pyodide = await starting;
   lap("start Python");
   step("unpacking numpy and matplotlib");
-  if (siteFiles) { install(pyodide.FS, siteFiles); }
+  if (siteFiles) { self.sbInstall(pyodide.FS, siteFiles, "/"); }
   else { pyodide.unpackArchive(got.gz, "gztar", { extractDir: "/" }); }
   pyodide.unpackArchive((await packages).buf, "zip", { extractDir: "/home/pyodide/sb" });
   lap("numpy + matplotlib");
