@@ -1,5 +1,6 @@
-"""`make test`'s runner (tools/run_tests.py): two lanes at once, every stage in exactly one lane,
-a failure fails the run and stops both lanes from starting another stage."""
+"""`make test`'s runner (tools/run_tests.py): its lanes at once, every stage in exactly one lane,
+a stage that needs another's result starts after it, a failure fails the run and stops every
+lane from starting another stage."""
 
 from __future__ import annotations
 
@@ -12,20 +13,27 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
 import run_tests  # noqa: E402
 
 
-def fake_stages(fail: int | None = None, slow: int | None = None, signal: Path | None = None) -> list:
-    """Twelve stages that print their number; ``fail`` exits 1, ``slow`` sleeps 1.5 s.  With
-    ``signal``: ``slow`` creates that file when it starts and ``fail`` waits for it (up to 60 s)
-    before failing, so the failure comes while ``slow`` runs, whatever the machine's load."""
+def fake_stages(fail: int | None = None, slow=(), signal: Path | None = None,
+                log: Path | None = None) -> list:
+    """Twelve stages that print their number; ``fail`` exits 1, each of ``slow`` sleeps 1.5 s.
+    With ``signal`` (a folder): each ``slow`` stage creates ``signal/<n>`` when it starts and
+    ``fail`` waits for all of them (up to 60 s) before failing, so the failure comes while they
+    run, whatever the machine's load.  With ``log``: each stage appends "start n" and "end n"."""
+    slow = {slow} if isinstance(slow, int) else set(slow)
     out = []
     for i in range(1, 13):
         code = "import pathlib, time; "
-        if signal is not None and i == slow:
-            code += f"pathlib.Path({str(signal)!r}).touch(); "
+        if log is not None:
+            code += f"open({str(log)!r}, 'a').write('start {i}\\n'); "
+        if signal is not None and i in slow:
+            code += f"pathlib.Path({str(signal / str(i))!r}).touch(); "
         if signal is not None and i == fail:
-            code += (f"t = time.time()\nwhile not pathlib.Path({str(signal)!r}).exists() "
-                     f"and time.time() - t < 60: time.sleep(0.02)\n")
-        code += (f"time.sleep({1.5 if i == slow else 0.05}); "
-                 f"print('stage {i} ran'); raise SystemExit({1 if i == fail else 0})")
+            code += (f"t = time.time()\nwhile not all(pathlib.Path({str(signal)!r}, str(n)).exists() "
+                     f"for n in {sorted(slow)!r}) and time.time() - t < 60: time.sleep(0.02)\n")
+        code += f"time.sleep({1.5 if i in slow else 0.05}); print('stage {i} ran'); "
+        if log is not None:
+            code += f"open({str(log)!r}, 'a').write('end {i}\\n'); "
+        code += f"raise SystemExit({1 if i == fail else 0})"
         out.append((f"fake {i}", [sys.executable, "-c", code]))
     return out
 
@@ -45,20 +53,39 @@ def test_lanes_run_every_stage(monkeypatch, capfd):
         assert f"stage {i} ran" in out and f"ok    {i}. fake {i}" in out
 
 
-@pytest.mark.parametrize("lane", [0, 1])
+def test_a_stage_that_needs_another_starts_after_it(monkeypatch, capfd, tmp_path):
+    """The browser stages read the built book: each stage of NEEDS starts only once the stage it
+    needs (in another lane, here made slow) has ended."""
+    assert run_tests.NEEDS, "no stage waits for another"
+    for stage, need in run_tests.NEEDS.items():
+        assert not any(stage in lane and need in lane for lane in run_tests.LANES), (stage, need)
+    log = tmp_path / "order"
+    monkeypatch.setattr(run_tests, "STAGES", fake_stages(slow=set(run_tests.NEEDS.values()), log=log))
+    assert run_tests.main([]) == 0
+    lines = log.read_text().split()
+    order = [f"{a} {b}" for a, b in zip(lines[::2], lines[1::2])]
+    for stage, need in run_tests.NEEDS.items():
+        assert order.index(f"end {need}") < order.index(f"start {stage}"), order
+    assert sorted(int(e.split()[1]) for e in order if e.startswith("end")) == list(range(1, 13))
+
+
+@pytest.mark.parametrize("lane", range(len(run_tests.LANES)))
 def test_a_failure_fails_the_run_and_starts_nothing_new(monkeypatch, capfd, tmp_path, lane):
-    # the failing stage leads its lane; it fails only once the other lane's first stage (slow)
-    # has started: that stage ends, and its lane starts nothing after it
-    fail, other = run_tests.LANES[lane][0], run_tests.LANES[1 - lane][0]
-    monkeypatch.setattr(run_tests, "STAGES", fake_stages(fail=fail, slow=other,
-                                                         signal=tmp_path / "started"))
+    # the failing stage leads its lane; it fails only once every other lane's first stage (slow)
+    # has started: those stages end, and their lanes start nothing after them
+    fail = run_tests.LANES[lane][0]
+    others = {run_tests.LANES[i][0] for i in range(len(run_tests.LANES)) if i != lane}
+    assert not others & set(run_tests.NEEDS), "a lane's first stage waits for another"
+    signal = tmp_path / "started"
+    signal.mkdir()
+    monkeypatch.setattr(run_tests, "STAGES", fake_stages(fail=fail, slow=others, signal=signal))
     assert run_tests.main([]) == 1
     out = capfd.readouterr().out
     assert f"FAIL  {fail}. fake {fail}" in out
-    assert f"stage {other} ran" in out
+    assert all(f"stage {other} ran" in out for other in others)
     ran = {i for i in range(1, 13) if f"stage {i} ran" in out}
-    assert ran == {fail, other}, ran
-    assert "not run: 10 stage(s) after a failure" in out
+    assert ran == {fail, *others}, ran
+    assert f"not run: {12 - len(ran)} stage(s) after a failure" in out
 
 
 def test_serial_stops_at_the_first_failure(monkeypatch, capfd):
@@ -207,7 +234,7 @@ def test_fast_splits_stage_1_into_two_processes_that_run_the_same_tests(tmp_path
 
 
 @pytest.mark.parametrize("lane_ends", [False, True], ids=["lane-busy", "lane-ended"])
-def test_other_pythons_take_a_second_core_once_the_other_lane_ends(monkeypatch, tmp_path, lane_ends):
+def test_other_pythons_take_a_second_core_once_the_other_lanes_end(monkeypatch, tmp_path, lane_ends):
     """Stage 3 in lanes tests one interpreter at a time, two once run_lanes has created its
     LANE_ENDED file (here: while the first interpreter runs), and every interpreter once."""
     import threading
@@ -238,3 +265,33 @@ def test_other_pythons_take_a_second_core_once_the_other_lane_ends(monkeypatch, 
     assert tp.main(cmd[2:]) == 0
     assert sorted(ran) == ["3.10.1", "3.12 + Pyodide's drawing stack", "3.12.1", "3.13.0"]
     assert seen[0] == 1 and max(seen) == (2 if lane_ends else 1), seen
+
+
+def test_stage_3_hears_when_every_other_lane_has_ended(monkeypatch, capfd, tmp_path):
+    """run_lanes creates LANE_ENDED (stage 3's cue for a second interpreter at a time) once every
+    lane but one has ended, not when the first one does: stage 3 finds no file while the last
+    book lane's stage 12 still runs (it waits for stage 3's word), and finds it after."""
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    monkeypatch.setattr(run_tests.tempfile, "mkdtemp", lambda **kw: str(reports))
+    flag, word = reports / run_tests.LANE_ENDED, tmp_path / "word"
+    stages = fake_stages()
+    assert run_tests.LANES[0][-1] == 3 and run_tests.LANES[-1][-1] == 12
+    stages[2] = ("fake 3", [sys.executable, "-c", (
+        "import pathlib, time\n"
+        f"flag, word = pathlib.Path({str(flag)!r}), pathlib.Path({str(word)!r})\n"
+        "print('stage 3 ran, flag at start:', flag.exists())\n"
+        "word.touch()\n"
+        "t = time.time()\n"
+        "while not flag.exists() and time.time() - t < 60: time.sleep(0.02)\n"
+        "print('flag later:', flag.exists())\n")])
+    stages[11] = ("fake 12", [sys.executable, "-c", (
+        "import pathlib, time\n"
+        f"word = pathlib.Path({str(word)!r})\n"
+        "t = time.time()\n"
+        "while not word.exists() and time.time() - t < 60: time.sleep(0.02)\n"
+        "print('stage 12 ran')\n")])
+    monkeypatch.setattr(run_tests, "STAGES", stages)
+    assert run_tests.main([]) == 0
+    out = capfd.readouterr().out
+    assert "flag at start: False" in out and "flag later: True" in out and "stage 12 ran" in out

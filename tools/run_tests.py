@@ -7,13 +7,14 @@ runs on a shared machine can be compared by CPU.  Any non-zero exit code fails t
 including pytest's 5 ("no tests collected"): for the notebook stage it means the chapters are
 missing.
 
-The stages run in two lanes at once (:data:`LANES`), each in its order; after a failure no
-lane starts another stage: the Python lane (library and widgets, self-check, notebooks, the
-other Pythons) and the book lane (stored outputs, build, build tool, the browser stages).  Neither lane needs the other's
-results, and each keeps about one core busy, so on a two-core machine the run takes the longer
-lane's time instead of the sum.  The stage times printed are measured with the other lane
-beside them; the browser stages wait on conditions, never on time, so that load does not fail
-them (they are run five times in a row beside another ``make test`` before a release).
+The stages run in three lanes at once (:data:`LANES`), each in its order, a browser lane's first
+stage once the book is built (:data:`NEEDS`); after a failure no lane starts another stage.  The
+Python lane (library and widgets, self-check, notebooks, the other Pythons) keeps about one core
+busy; the two book lanes (the build and the static site; the stored outputs, the build tool, live
+mode, JupyterLite and JupyterLab) mostly wait on their pages, so together they keep about one
+core busy, and on a two-core machine the run takes the longest lane's time instead of the sum.
+The stage times printed are measured with the other lanes beside them; the browser stages wait
+on conditions, never on time, so that load does not fail them.
 A stage's output is printed, whole, when it ends.  ``--serial`` (and ``--from N``) runs the
 stages one after the other, streaming their output.
 
@@ -22,7 +23,7 @@ stages one after the other, streaming their output.
 seeded subset that still reaches every experiment, control and public function; ``make test``
 runs them whole.  There, stage 1 is two pytest processes at once, one per core
 (:data:`FAST_SPLIT`: the same tests and ids, split by file).  In the lanes, stage 3 (the
-other Pythons) tests a second interpreter at a time once the book lane has ended.  ``--experiment NAME`` (``make test-experiment NAME=...``) runs one registered
+other Pythons) tests a second interpreter at a time once the book lanes have ended.  ``--experiment NAME`` (``make test-experiment NAME=...``) runs one registered
 experiment's own tests (tests/test_widget_<module>.py) and every registry-wide test of it,
 unsampled.
 """
@@ -102,16 +103,20 @@ def count_tests(reports: Path) -> tuple[int, int, int]:
     return passed, failed, skipped
 
 
-#: the stages (1-based) of each lane, in order: the Python lane ends with the other Pythons
-#: (stage 3, one interpreter at a time beside the book lane, two once it has ended); the book
-#: lane needs the build.  Stage 5 (the stored outputs, 31-52 s) opens the book lane.  In the
-#: fresh-clone run of 71d5802 (load 2-4) the Python lane took 1542 s (stage 1 396 s, stage 4
-#: 248 s, stage 3 898 s) and the book lane 1338 s (stage 8 323 s, 9 436 s, 11 259 s); since the
-#: overlap and readout checks left stage 3's same-pin interpreters (about 175 s at that load),
-#: the lanes are within about 30 s of each other, and the run's end is the book lane's plus the
-#: last interpreter on the second core (about 1420 s at that load: still over the 15 min aimed
-#: at; the browser stages 8, 9 and 11 are the book lane's bulk).
-LANES: tuple[tuple[int, ...], ...] = ((1, 2, 4, 3), (5, 6, 7, 8, 9, 10, 11, 12))
+#: the stages (1-based) of each lane, in order.  The Python lane ends with the other Pythons
+#: (stage 3: one interpreter at a time while another lane runs, two once the others have ended).
+#: The browser stages spend most of their time waiting on the page (in the fresh-clone run of
+#: 9a917ef, stage 8 used 116 s of CPU in 688 s, and stages 9-12, run alone, 368 s in 714 s), so
+#: they run in two lanes beside each other once the book is built: the build and the static site
+#: in one; the stored-outputs check and the build-tool tests (neither needs the build, both
+#: busy) then, once the build has ended (:data:`NEEDS`), live mode, JupyterLite and JupyterLab
+#: in the other.  In the CI run of 711ed2a, with two lanes, the book lane took 1726 s and ended
+#: the run (1773 s).
+LANES: tuple[tuple[int, ...], ...] = ((1, 2, 4, 3), (6, 8), (5, 7, 9, 10, 11, 12))
+
+#: a stage that waits for a stage of another lane to end (ok) before it starts: the browser
+#: stages 9-12 read the built book
+NEEDS: dict[int, int] = {9: 6}
 
 #: `make test-fast` (tools/run_tests.py --fast): the library and widget tests and the self-check,
 #: the stages an author runs after every edit; `make test` runs them all.
@@ -164,7 +169,7 @@ def _command(number: int, cmd: list[str], reports: Path, lanes: bool,
     elif cmd[1:2] == ["tools/test_pythons.py"] and lanes:
         # one at a time: two at a time at a lower priority beside the book lane was measured
         # no faster in all (957.6 s against 952.4 s) and slowed the browser stages by 55 s;
-        # two at a time once the other lane has ended (run_lanes creates LANE_ENDED)
+        # two at a time once the other lanes have ended (run_lanes creates LANE_ENDED)
         cmd = [*cmd, "--jobs", "1", "--more-jobs-when", str(reports / LANE_ENDED)]
     return cmd
 
@@ -202,7 +207,7 @@ def _run_split(cmds: list[list[str]], env: dict, reports: Path) -> tuple[int, fl
     return next((rc for rc in codes if rc != 0), 0), sum(cpu for _, cpu in waited)
 
 
-#: the file run_lanes creates in the reports folder when a lane has run all its stages
+#: the file run_lanes creates in the reports folder when every lane but one has run all its stages
 LANE_ENDED = "lane-ended"
 
 
@@ -263,16 +268,23 @@ def run_serial(numbers: list[int], env: dict, reports: Path,
 
 
 def run_lanes(env: dict, reports: Path) -> list[tuple[int, float, int, float, float]]:
-    """Both lanes at once; each stage's output captured and printed whole when it ends.  Each
-    stage: (number, wall s, exit code, CPU s, load average at its end)."""
+    """The lanes (:data:`LANES`) at once, a stage of :data:`NEEDS` waiting for the stage it
+    needs; each stage's output captured and printed whole when it ends.  After a failure no
+    lane starts another stage.  Each stage: (number, wall s, exit code, CPU s, load average at
+    its end)."""
     timings: list[tuple[int, float, int, float, float]] = []
     printing = threading.Lock()
     failed = threading.Event()
+    done = {n: threading.Event() for n in range(1, len(STAGES) + 1)}   # ended ok
+    ended = []                               # lanes that have run all their stages
 
     running: dict[int, float] = {}           # stage -> start, for the heartbeat
 
     def lane(numbers: tuple[int, ...]) -> None:
         for number in numbers:
+            need = NEEDS.get(number)
+            while need and not done[need].is_set() and not failed.is_set():
+                done[need].wait(timeout=0.5)
             if failed.is_set():
                 return
             name, cmd = STAGES[number - 1]
@@ -296,10 +308,16 @@ def run_lanes(env: dict, reports: Path) -> list[tuple[int, float, int, float, fl
             if rc != 0:
                 failed.set()
                 return
-        (reports / LANE_ENDED).touch()        # a core is free: stage 3 may use it
+            done[number].set()
+        with printing:
+            ended.append(numbers)
+            if len(ended) >= len(LANES) - 1:  # one lane left: a core is free, stage 3 may use it
+                (reports / LANE_ENDED).touch()
 
-    print(f"=== two lanes at once: stages {', '.join(map(str, LANES[0]))} and stages "
-          f"{', '.join(map(str, LANES[1]))}; each stage's output follows when it ends", flush=True)
+    print(f"=== {len(LANES)} lanes at once: "
+          + "; ".join("stages " + ", ".join(map(str, numbers)) for numbers in LANES)
+          + "".join(f" (stage {n} once stage {m} has ended)" for n, m in NEEDS.items())
+          + "; each stage's output follows when it ends", flush=True)
     threads = [threading.Thread(target=lane, args=(numbers,)) for numbers in LANES]
     for th in threads:
         th.start()
