@@ -14,7 +14,7 @@ from ._tree_kernels import (
     _add_velocity_product, _articulated_outer, _crf, _force_back, _gravity_in_body, _joint_back, _matmul, _motion,
     _solve_symmetric, _transforms, _turn_articulated,
 )
-from ._tree_world import _WORLD_STATES, _crba_world, _rnea_world
+from ._tree_world import _WORLD_STATES, _crba_world, _frames, _rnea_world, _world
 from .crba import _crba
 from .rnea import _rnea
 from ._tree_checks import _broadcast, _G, _gravity, _joint_values, _rows
@@ -166,8 +166,9 @@ def forward_dynamics(tree, q, qd, tau, gravity=_G, method="auto") -> np.ndarray:
     if method == "auto":
         method = "aba" if nv >= _ABA_FROM_DOF and q_.shape[0] > _WORLD_STATES else "crba"
     if method == "crba" and q_.shape[0] <= _WORLD_STATES:     # a few states: in base coordinates
-        C = _rnea_world(aligned, q_, qd_, np.zeros_like(qd_), g_)
-        H = _crba_world(aligned, q_)
+        frames = _frames(_world(aligned), q_)            # found once, for C and H
+        C = _rnea_world(aligned, q_, qd_, np.zeros_like(qd_), g_, frames)
+        H = _crba_world(aligned, q_, frames)
         try:
             return np.linalg.solve(H, (tau_ - C)[..., None])[..., 0].reshape(qd.shape)
         except np.linalg.LinAlgError:
