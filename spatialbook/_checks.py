@@ -116,7 +116,7 @@ def as_array(name: str, value, trailing: tuple[int, ...]) -> np.ndarray:
 
     Leading (batch) axes may have any length, zero included: a (0, 6) array is an empty batch.
     """
-    if type(value) is np.ndarray and value.dtype.kind == "f":
+    if type(value) is np.ndarray and value.dtype.type is np.float64:
         arr = value                                      # the usual case: no message to build
     else:
         arr = _numbers(name, value, f"real numbers of shape (..., {_fmt(trailing)})")
