@@ -24,6 +24,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._tree_aligned import _Aligned
+from ._tree_kernels import _product
 
 
 #: Up to this many states per call, the algorithms run in base coordinates here (measured on the
@@ -199,7 +200,7 @@ def _crba_world(tree: _Aligned, q, frames=None) -> np.ndarray:
     B, n = q.shape[0], len(tree.parents)
     S, X, _ = _frames(w, q) if frames is None else frames
     I = np.swapaxes(X, -1, -2) @ w.I @ X                 # X^T I X: the bodies' inertias in base coordinates
-    Ic = (w.desc @ I.reshape(B, n, 36)).reshape(B, n, 6, 6)
+    Ic = _product(w.desc, I.reshape(B, n, 36)).reshape(B, n, 6, 6)      # (in one-thread blocks)
     F = (Ic[:, w.owner] @ S[..., None])[..., 0]          # I^c S_j
     T = (S @ np.swapaxes(F, -1, -2)) * w.upper
     return T + np.swapaxes(T, -1, -2)
