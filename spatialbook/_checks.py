@@ -116,8 +116,10 @@ def as_array(name: str, value, trailing: tuple[int, ...]) -> np.ndarray:
 
     Leading (batch) axes may have any length, zero included: a (0, 6) array is an empty batch.
     """
-    expected = f"real numbers of shape (..., {_fmt(trailing)})"
-    arr = _numbers(name, value, expected)
+    if type(value) is np.ndarray and value.dtype.type is np.float64:
+        arr = value                                      # the usual case: no message to build
+    else:
+        arr = _numbers(name, value, f"real numbers of shape (..., {_fmt(trailing)})")
     n = len(trailing)
     if arr.ndim < n or tuple(arr.shape[arr.ndim - n:]) != tuple(trailing):
         raise ValueError(f"{name}: expected an array of shape (..., {_fmt(trailing)}), got shape {arr.shape}")

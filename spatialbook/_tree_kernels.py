@@ -235,6 +235,39 @@ def _gravity_in_body(T: np.ndarray, quat: np.ndarray, g: np.ndarray, out: np.nda
     return out
 
 
+#: Largest matrix :func:`_solve_spd` hands to LAPACK whole: OpenBLAS factors an n x n matrix on
+#: several threads from n = 100 (getrf: m n >= 10^4), which on a busy machine costs a hundred
+#: times the CPU time of one thread (measured, load 17: solve of a 100 x 100 matrix 12.7 ms of
+#: CPU against 0.13 ms on one thread).
+_ONE_THREAD_SOLVE = 96
+
+
+def _solve_spd(H: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """x (..., n, m) with H x = r for symmetric positive definite H (..., n, n): np.linalg.solve
+    up to ``_ONE_THREAD_SOLVE`` rows, above that by halves (block elimination, stable for such H):
+    with H = [[A, B], [B^T, C]], x_2 = S^-1 (r_2 - B^T A^-1 r_1) for the Schur complement
+    S = C - B^T A^-1 B (positive definite too) and x_1 = A^-1 r_1 - A^-1 B x_2, every factorization
+    and product small enough for one thread.  Raises np.linalg.LinAlgError if a block is singular."""
+    n = H.shape[-1]
+    if n <= _ONE_THREAD_SOLVE:
+        return np.linalg.solve(H, r)
+    k = n // 2
+    B, Bt = H[..., :k, k:], np.swapaxes(H[..., :k, k:], -1, -2)
+    Y = _solve_spd(H[..., :k, :k], np.concatenate((B, r[..., :k, :]), axis=-1))   # A^-1 [B, r_1]
+    AiB, Air = Y[..., :n - k], Y[..., n - k:]
+    x2 = _solve_spd(H[..., k:, k:] - _product(Bt, AiB), r[..., k:, :] - _product(Bt, Air))
+    return np.concatenate((Air - _product(AiB, x2), x2), axis=-2)
+
+
+def _product(P: np.ndarray, Q: np.ndarray) -> np.ndarray:
+    """P @ Q (..., a, c) @ (..., c, d) in blocks of rows of at most ``_BLAS_WORK`` multiply-adds
+    each (one thread, see :func:`_matmul`)."""
+    rows = max(1, _BLAS_WORK // max(1, P.shape[-1] * Q.shape[-1]))
+    if rows >= P.shape[-2]:
+        return P @ Q
+    return np.concatenate([P[..., s:s + rows, :] @ Q for s in range(0, P.shape[-2], rows)], axis=-2)
+
+
 def _solve_symmetric(M: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """x (k, b) with M x = rhs for symmetric positive definite M (k, k, b): elimination without
     pivoting (M = L D L^T, stable for such M) on whole rows of states, a few dozen numpy calls

@@ -24,6 +24,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._tree_aligned import _Aligned
+from ._tree_kernels import _product
 
 
 #: Up to this many states per call, the algorithms run in base coordinates here (measured on the
@@ -168,11 +169,12 @@ def _frames(w: _World, q: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarra
     return Z[:, w.owner, w.column], X, p
 
 
-def _rnea_world(tree: _Aligned, q, qd, qdd, g) -> np.ndarray:
-    """tau (B, nv) from q (B, nq), qd, qdd (B, nv), g (B, 3), in base coordinates."""
+def _rnea_world(tree: _Aligned, q, qd, qdd, g, frames=None) -> np.ndarray:
+    """tau (B, nv) from q (B, nq), qd, qdd (B, nv), g (B, 3), in base coordinates
+    (``frames``: ``_frames`` of q if already found, as forward dynamics shares them with the CRBA)."""
     w = _world(tree)
     B, n = q.shape[0], len(tree.parents)
-    S, X, _ = _frames(w, q)
+    S, X, _ = _frames(w, q) if frames is None else frames
     Sqd = S * qd[..., None]
     V = np.zeros((B, n + 1, 6))                          # V[:, n]: the base, at rest
     np.matmul(w.anc, Sqd, out=V[:, :n])
@@ -190,14 +192,15 @@ def _rnea_world(tree: _Aligned, q, qd, qdd, g) -> np.ndarray:
     return np.einsum("bjk,bjk->bj", S, total[:, w.owner])
 
 
-def _crba_world(tree: _Aligned, q) -> np.ndarray:
+def _crba_world(tree: _Aligned, q, frames=None) -> np.ndarray:
     """H (B, nv, nv) from q (B, nq): H_ij = S_i^T I^c S_j with I^c the composite inertia of the
-    deeper of the two bodies (zero when neither body is above the other), in base coordinates."""
+    deeper of the two bodies (zero when neither body is above the other), in base coordinates
+    (``frames`` as for ``_rnea_world``)."""
     w = _world(tree)
     B, n = q.shape[0], len(tree.parents)
-    S, X, _ = _frames(w, q)
+    S, X, _ = _frames(w, q) if frames is None else frames
     I = np.swapaxes(X, -1, -2) @ w.I @ X                 # X^T I X: the bodies' inertias in base coordinates
-    Ic = (w.desc @ I.reshape(B, n, 36)).reshape(B, n, 6, 6)
+    Ic = _product(w.desc, I.reshape(B, n, 36)).reshape(B, n, 6, 6)      # (in one-thread blocks)
     F = (Ic[:, w.owner] @ S[..., None])[..., 0]          # I^c S_j
     T = (S @ np.swapaxes(F, -1, -2)) * w.upper
     return T + np.swapaxes(T, -1, -2)

@@ -12,9 +12,9 @@ from ._tree_aligned import _ARTICULATED, _ARTICULATED_FULL, _COLUMN, _Aligned, _
 from ._tree_blocks import _Arena, _aba_block, _crba_block, _in_blocks, _rnea_block
 from ._tree_kernels import (
     _add_velocity_product, _articulated_outer, _crf, _force_back, _gravity_in_body, _joint_back, _matmul, _motion,
-    _solve_symmetric, _transforms, _turn_articulated,
+    _solve_spd, _solve_symmetric, _transforms, _turn_articulated,
 )
-from ._tree_world import _WORLD_STATES, _crba_world, _rnea_world
+from ._tree_world import _WORLD_STATES, _crba_world, _frames, _rnea_world, _world
 from .crba import _crba
 from .rnea import _rnea
 from ._tree_checks import _broadcast, _G, _gravity, _joint_values, _rows
@@ -166,10 +166,11 @@ def forward_dynamics(tree, q, qd, tau, gravity=_G, method="auto") -> np.ndarray:
     if method == "auto":
         method = "aba" if nv >= _ABA_FROM_DOF and q_.shape[0] > _WORLD_STATES else "crba"
     if method == "crba" and q_.shape[0] <= _WORLD_STATES:     # a few states: in base coordinates
-        C = _rnea_world(aligned, q_, qd_, np.zeros_like(qd_), g_)
-        H = _crba_world(aligned, q_)
+        frames = _frames(_world(aligned), q_)            # found once, for C and H
+        C = _rnea_world(aligned, q_, qd_, np.zeros_like(qd_), g_, frames)
+        H = _crba_world(aligned, q_, frames)
         try:
-            return np.linalg.solve(H, (tau_ - C)[..., None])[..., 0].reshape(qd.shape)
+            return _solve_spd(H, (tau_ - C)[..., None])[..., 0].reshape(qd.shape)
         except np.linalg.LinAlgError:
             raise ValueError(_singular(tree, H, "the mass matrix H(q) is singular")) from None
     if method == "aba":
@@ -183,7 +184,7 @@ def forward_dynamics(tree, q, qd, tau, gravity=_G, method="auto") -> np.ndarray:
                    block=_rnea_block(aligned))
     H = _in_blocks(functools.partial(_crba, aligned), (nv, nv), q_, block=_crba_block(aligned))
     try:
-        return np.linalg.solve(H, (tau_ - C)[..., None])[..., 0].reshape(qd.shape)
+        return _solve_spd(H, (tau_ - C)[..., None])[..., 0].reshape(qd.shape)
     except np.linalg.LinAlgError:
         raise ValueError(_singular(tree, H, "the mass matrix H(q) is singular")) from None
 

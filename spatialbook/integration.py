@@ -139,14 +139,31 @@ def integrate(tree, q, qd, dt) -> np.ndarray:
                       np.broadcast_to(dt, batch))
 
 
+_ENTRIES: dict = {}
+
+
+def _entries(tree) -> tuple[np.ndarray, np.ndarray, tuple]:
+    """The q and qd entries of all one-dof joints (two index arrays) and each free joint's
+    (q slice, qd slice), per tree (cached by identity: a Tree never changes)."""
+    hit = _ENTRIES.get(id(tree))
+    if hit is not None and hit[0] is tree:
+        return hit[1]
+    q_at, v_at = _dof_slices(tree)
+    one = [k for k, kind in enumerate(tree.kinds) if kind != "free"]
+    out = (np.array([q_at[k].start for k in one], dtype=int), np.array([v_at[k].start for k in one], dtype=int),
+           tuple((q_at[k], v_at[k]) for k, kind in enumerate(tree.kinds) if kind == "free"))
+    if len(_ENTRIES) > 64:
+        _ENTRIES.clear()
+    _ENTRIES[id(tree)] = (tree, out)
+    return out
+
+
 def _integrate(tree, q: np.ndarray, qd: np.ndarray, dt: np.ndarray) -> np.ndarray:
     """integrate on checked input of one batch shape: q (..., nq), qd (..., nv), dt (...)."""
-    q_at, v_at = _dof_slices(tree)
+    one_q, one_v, free = _entries(tree)
     out = np.array(q, dtype=float)
-    for kind, qs, vs in zip(tree.kinds, q_at, v_at):
-        if kind != "free":
-            out[..., qs] = q[..., qs] + qd[..., vs] * dt[..., None]
-            continue
+    out[..., one_q] = q[..., one_q] + qd[..., one_v] * dt[..., None]      # every one-dof joint at once
+    for qs, vs in free:
         p, quat = q[..., qs][..., :3], q[..., qs][..., 3:]
         w = qd[..., vs][..., :3] * dt[..., None]                  # omega dt, body axes
         u = qd[..., vs][..., 3:] * dt[..., None]                  # v dt, body axes
@@ -173,11 +190,10 @@ def _local_rate(tree, theta: np.ndarray, qd: np.ndarray) -> np.ndarray:
     of the exponential's derivative to the order a fourth-order step needs), xi its twist in
     qd and theta its block of theta; one-dof joints' rates unchanged."""
     out = np.array(qd, dtype=float)
-    for kind, vs in zip(tree.kinds, _dof_slices(tree)[1]):
-        if kind == "free":
-            th, xi = theta[..., vs], qd[..., vs]
-            c = _bracket(th, xi)
-            out[..., vs] = xi + 0.5 * c + _bracket(th, c) / 12.0
+    for _, vs in _entries(tree)[2]:
+        th, xi = theta[..., vs], qd[..., vs]
+        c = _bracket(th, xi)
+        out[..., vs] = xi + 0.5 * c + _bracket(th, c) / 12.0
     return out
 
 

@@ -1,0 +1,55 @@
+"""Forward dynamics by CRBA + solve on trees of more than 96 degrees of freedom, where the solve
+goes by halves (``_solve_spd``: block elimination, so that no factorization runs on several
+BLAS threads).  The answers are checked by identities, not against the old solve: the ABA (an
+independent algorithm) gives the same qdd, and the RNEA maps qdd back to the joint forces."""
+
+import numpy as np
+import pytest
+
+import spatialbook as sb
+from spatialbook._tree_kernels import _ONE_THREAD_SOLVE, _solve_spd
+
+
+def chain(n, seed, massless_leaf=False):
+    """An unbranched chain of n hinges with random placements, axes and inertias."""
+    rng = np.random.default_rng(seed)
+    placements, axes, inertias = [], [], []
+    for k in range(n):
+        R = sb.rotation_z(rng.uniform(-np.pi, np.pi)) @ sb.rotation_x(rng.uniform(-np.pi, np.pi))
+        placements.append(sb.motion_transform(R, rng.uniform(-0.2, 0.2, 3)))
+        axis = rng.normal(size=3)
+        axes.append(np.r_[axis / np.linalg.norm(axis), 0.0, 0.0, 0.0])
+        mass = 0.0 if (massless_leaf and k == n - 1) else rng.uniform(0.5, 2.0)
+        inertias.append(sb.spatial_inertia(mass, rng.uniform(-0.1, 0.1, 3), np.diag(rng.uniform(0.015, 0.025, 3)) * (mass > 0)))
+    return sb.Tree(list(range(-1, n - 1)), placements, axes, inertias)
+
+
+@pytest.mark.parametrize("n, states", [(_ONE_THREAD_SOLVE + 1, 1), (130, 3), (130, 20), (205, 2)])
+def test_crba_solve_by_halves_satisfies_the_equations_of_motion(n, states):
+    tree = chain(n, seed=n + states)
+    rng = np.random.default_rng(states)
+    q, qd, tau = rng.normal(size=(3, states, n))
+    g = np.array([0.0, 0.0, -9.81])
+    qdd = sb.forward_dynamics(tree, q, qd, tau, g, method="crba")
+    scale = np.abs(tau).max() + np.abs(sb.inverse_dynamics(tree, q, qd, np.zeros_like(qd), g)).max()
+    assert np.allclose(sb.inverse_dynamics(tree, q, qd, qdd, g), tau, rtol=0, atol=1e-9 * scale)
+    aba = sb.forward_dynamics(tree, q, qd, tau, g, method="aba")
+    assert np.allclose(qdd, aba, rtol=1e-7, atol=1e-7 * np.abs(aba).max())
+
+
+@pytest.mark.parametrize("n", [_ONE_THREAD_SOLVE, _ONE_THREAD_SOLVE + 1, 150, 300])
+def test_solve_by_halves_solves(n):
+    rng = np.random.default_rng(n)
+    M = rng.normal(size=(2, n, n))
+    H = M @ np.swapaxes(M, -1, -2) + 0.5 * np.eye(n)     # symmetric positive definite
+    r = rng.normal(size=(2, n, 3))
+    x = _solve_spd(H, r)
+    assert x.shape == r.shape
+    assert np.abs(H @ x - r).max() < 1e-9 * np.abs(H).max() * np.abs(x).max()
+
+
+def test_singular_mass_matrix_still_raises_naming_the_joint():
+    tree = chain(_ONE_THREAD_SOLVE + 5, seed=1, massless_leaf=True)
+    n = tree.nv
+    with pytest.raises(ValueError, match="tree: expected bodies with mass along every joint"):
+        sb.forward_dynamics(tree, np.zeros((2, n)), np.zeros((2, n)), np.ones((2, n)), method="crba")
