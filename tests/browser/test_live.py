@@ -260,6 +260,7 @@ class OpenPages:
         open, or a new one (the click then starts Python, or uses the page's warm start)."""
         page = self.pages.get(rel)
         if page is not None:
+            page.bring_to_front()          # a page kept open behind others: the active tab again
             player = page.locator(f'.sb-live-button[data-sb-experiment="{name}"]').nth(index).locator(
                 "xpath=ancestor::div[contains(@class,'sb-frame-player')]")
             if player.get_attribute("data-sb-live") == "1":
