@@ -294,3 +294,54 @@ def blocked_context(browser):
     ctx.route("**/*", guard.route)
     ctx.guard = guard
     return ctx
+
+
+#: Chromium's resolver with every host name but 127.0.0.1 unknown: the network blocked without
+#: routing requests (a routed context has no HTTP cache)
+BLOCK_BY_RESOLVER = "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"
+
+
+def cached_context(browser, profile: Path, **options):
+    """A browser context with a reader's disk cache: a persistent profile in ``profile``
+    (launched through the session's Playwright, ``browser.browser_type``), the network blocked
+    by the resolver (:data:`BLOCK_BY_RESOLVER`) instead of by routing, which would turn the
+    cache off.  Every request that is not to the loopback interface is recorded in
+    ``ctx.outside``: a test using it fails when that list is not empty.  ``options`` are
+    Playwright's context options (viewport, locale, service_workers, is_mobile, ...)."""
+    ctx = browser.browser_type.launch_persistent_context(
+        str(profile), executable_path=str(ensure_browser.ensure()), headless=True,
+        args=CHROMIUM_ARGS + [BLOCK_BY_RESOLVER], **options)
+    ctx.outside = []
+    ctx.on("request", lambda r: None if is_local(r.url) else ctx.outside.append(r.url))
+    return ctx
+
+
+#: close every open document without waiting for its kernel: its changes dropped, its widget
+#: disposed; returns the ids of the sessions it had, for :func:`close_in_background`
+DROP_ALL_JS = """() => {
+    const app = window.jupyterapp, ids = [];
+    for (const w of Array.from(app.shell.widgets('main'))) {
+        if (w.sessionContext && w.sessionContext.session) ids.push(w.sessionContext.session.id);
+        if (w.context && w.context.model) w.context.model.dirty = false;
+        w.dispose();
+    }
+    return ids;
+}"""
+
+
+def close_in_background(page, base: str) -> None:
+    """JupyterLab (``page``, server ``base``): close every open document now and shut its
+    session and kernel down on a thread.  A kernel's shutdown (its process told to exit, then
+    waited for) takes about 3 s under load; a test opening the next notebook need not wait
+    for it."""
+    import threading
+
+    ids = page.evaluate(DROP_ALL_JS)
+
+    def shut():
+        for sid in ids:
+            try:
+                lab_get(f"{base}/api/sessions/{sid}", method="DELETE", timeout=30)
+            except OSError:
+                pass
+    threading.Thread(target=shut, daemon=True).start()

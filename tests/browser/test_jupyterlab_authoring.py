@@ -4,7 +4,9 @@ JupyterLab is started as in test_jupyterlab.py (browser_support.JupyterLab: loop
 isolated settings, autosave off) on COPIES of chapters laid out as in book/ (``chapters/`` and
 ``glossary.md``), with the book's own extension (tools/jupyter/labextensions/spatialbook-lab,
 found through JUPYTER_PATH as in ``make lab``).  Headless Chromium, network blocked; every wait
-is on an explicit condition.
+is on an explicit condition.  One JupyterLab page serves the module: each test opens its
+chapter in it (``docmanager:open``, every other document closed and its kernel shut down
+first), instead of loading JupyterLab again.
 
 1. After *Run All*, the live experiment's slider shows the value of the last ``exp.set`` of the
    code, which is also what the kernel holds and draws (ch01: angle 0; ch03: pitch 0).  Before the
@@ -26,7 +28,8 @@ import shutil
 
 import pytest
 
-from browser_support import ROOT, JupyterLab, shutdown_kernels, start_run_all, wait_lab_idle
+from browser_support import (ROOT, JupyterLab, blocked_context, shutdown_kernels, start_run_all,
+                             wait_lab_idle)
 
 CHAPTERS = ROOT / "book" / "chapters"
 CH01 = "ch01_velocity_field.ipynb"
@@ -47,9 +50,53 @@ def lab(tmp_path_factory):
         yield base
 
 
+@pytest.fixture(scope="module")
+def page(lab, browser):
+    """One JupyterLab page for the module (a context with the network blocked, checked at the
+    end): the application starts once, and each test opens its chapter in it as a reader opens
+    a file (:func:`_open`), the documents of the test before closed and their kernels shut
+    down.  (Each test loaded JupyterLab again with ``?reset``: tens of seconds of a loaded
+    core for the four.)"""
+    ctx = blocked_context(browser)
+    p = ctx.new_page()
+    p.set_default_timeout(60_000)
+    p.goto(f"{lab}/lab?reset", wait_until="domcontentloaded")
+    p.wait_for_function("() => !!window.jupyterapp", timeout=90_000)
+    p.evaluate("() => window.jupyterapp.restored.then(() => true)")
+    yield p
+    p.close()
+    ctx.close()
+    assert not ctx.guard.blocked, f"page tried to reach the network: {ctx.guard.blocked}"
+
+
+#: close every open document: its kernel shut down, its changes dropped (the copies are never
+#: saved), its widget disposed
+CLOSE_ALL_JS = """async () => {
+    const app = window.jupyterapp;
+    for (const w of Array.from(app.shell.widgets('main'))) {
+        if (w.sessionContext) await w.sessionContext.shutdown();
+        if (w.context && w.context.model) w.context.model.dirty = false;
+        w.dispose();
+    }
+    return true;
+}"""
+
+
+def _close_all(page, base):
+    page.evaluate(CLOSE_ALL_JS)
+    shutdown_kernels(base)
+
+
 def _open(page, base, name):
-    page.set_default_timeout(60_000)
-    page.goto(f"{base}/lab/tree/chapters/{name}?reset", wait_until="domcontentloaded")
+    """Only ``chapters/name`` open in the page (what ``lab/tree/chapters/name?reset`` gave),
+    its MyST rendered and its kernel idle."""
+    _close_all(page, base)
+    path = f"chapters/{name}"
+    page.evaluate("(path) => window.jupyterapp.commands.execute('docmanager:open', {path})"
+                  ".then(() => true)", path)
+    page.wait_for_function("(path) => { const w = window.jupyterapp.shell.currentWidget;"
+                           " return !!w && !!w.context && w.context.path === path; }",
+                           arg=path, timeout=90_000)
     page.wait_for_selector(".jp-Notebook .jp-MarkdownCell .myst", timeout=90_000)
     wait_lab_idle(page)
 
@@ -100,8 +147,7 @@ def test_widget_equals_kernel_after_run_all(lab, page, name, control, label, exp
     handle = float(slider.locator(".noUi-handle").get_attribute("aria-valuenow"))
     kernel = json.loads(_run_code(page, "import json; print(json.dumps("
                                         "{'values': exp.values(), 'drawn': exp._drawn_values}))"))
-    page.close()
-    shutdown_kernels(lab)
+    _close_all(page, lab)
     value = kernel["values"][control]
     assert value == expected, f"the kernel holds {control}={value}, the code's last set is {expected}"
     assert kernel["drawn"] == kernel["values"], "the figure is drawn for other values"
@@ -167,8 +213,7 @@ def test_edited_eval_renders_on_first_run(lab, page):
         pytest.fail("after one run a misspelled key shows no error marker: "
                     f"{cell.inner_text()[:300]!r}")
     assert "ch01_no_such_key" in cell.inner_text()       # the message names the key
-    page.close()
-    shutdown_kernels(lab)
+    _close_all(page, lab)
 
 
 # ----------------------------------------------------------------------- 3. links
@@ -220,5 +265,4 @@ def test_term_and_cross_chapter_links_lead_somewhere(lab, page):
     assert _in_view(page, target), "chapter 7 opened, but the equation is not in view"
     active = page.locator(CURRENT_TAB).first.inner_text()
     assert active == CH07, active
-    page.close()
-    shutdown_kernels(lab)
+    _close_all(page, lab)

@@ -4,7 +4,9 @@ JupyterLab (with ``jupyterlab-myst``, from the book extra) is started as in test
 on COPIES of the chapters in a temporary folder (the committed notebooks are never rewritten).
 One JupyterLab page in headless Chromium (network blocked) serves every chapter: it opens each
 chapter in turn, as a reader opens a file (``docmanager:open``; the previous one closed, its
-kernel shut down), and checks the markdown cells
+kernel shut down on a thread while the next one opens), and checks the markdown cells.  Each
+chapter has its own fresh kernel: started on the server (``/api/sessions``) while the chapter
+before runs, so its start is not waited for; the notebook, opened, uses it (checked)
 
 1. as opened, with the numbers stored by ``tools/execute_notebooks.py`` (no kernel run yet), and
 2. after *Run > Run All Cells*, with every number re-evaluated by the live kernel:
@@ -31,8 +33,8 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import (ROOT, JupyterLab, blocked_context, shutdown_kernels, start_run_all,
-                             wait_lab_idle)
+from browser_support import (ROOT, JupyterLab, blocked_context, close_in_background,
+                             start_run_all, wait_lab_idle)
 
 CHAPTERS = Path(os.environ.get("SB_LAB_MYST_DIR", ROOT / "book" / "chapters"))
 PATTERN = os.environ.get("SB_LAB_MYST_CHAPTERS", "ch*.ipynb")
@@ -189,13 +191,33 @@ def _problems(cells, roles, when):
     return out
 
 
+#: the kernel started ahead for the next chapter: {notebook name: kernel id}
+_AHEAD: dict[str, str] = {}
+
+
+def start_kernel_ahead(base: str, name: str) -> None:
+    """Start the session (and kernel) of notebook ``name`` on the server now, as JupyterLab
+    does when it opens the notebook: ``docmanager:open`` then finds the session by its path and
+    uses its kernel, fresh (nothing has run in it).  Called while the chapter before runs, so
+    that its start (a new Python importing ipykernel, seconds on a loaded core) is not waited
+    for in turn."""
+    import urllib.request
+
+    body = json.dumps({"path": name, "name": name, "type": "notebook",
+                       "kernel": {"name": "python3"}}).encode()
+    req = urllib.request.Request(f"{base}/api/sessions", data=body, method="POST",
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=30) as r:
+        _AHEAD[name] = json.loads(r.read())["kernel"]["id"]
+
+
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[p.stem[:4] for p in NOTEBOOKS])
 def test_chapter_reads_in_jupyterlab(lab, lab_page, lab_context, notebook):
     base, page = lab, lab_page
     seen = len(lab_context.guard.blocked)
     roles = _eval_roles(notebook)
     page.evaluate(CLOSE_ALL_JS)                           # only this chapter (as ?reset did)
-    shutdown_kernels(base)
+    ahead = _AHEAD.pop(notebook.name, None)
     t0 = time.perf_counter()
     page.evaluate("(path) => window.jupyterapp.commands.execute('docmanager:open', {path})"
                   ".then(() => true)", notebook.name)
@@ -208,6 +230,11 @@ def test_chapter_reads_in_jupyterlab(lab, lab_page, lab_context, notebook):
     _, problems = _settled_problems(page, roles, "as opened")
     t1 = time.perf_counter()
     start_run_all(page)                                   # clicked once the kernel is connected
+    kernel = page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.id")
+    assert ahead is None or kernel == ahead, "the notebook did not use the kernel started for it"
+    later = NOTEBOOKS.index(notebook) + 1
+    if later < len(NOTEBOOKS):
+        start_kernel_ahead(base, NOTEBOOKS[later].name)   # the next chapter's, during this Run All
     wait_lab_idle(page)
     t2 = time.perf_counter()
     _wait_rendered(page)
@@ -220,8 +247,7 @@ def test_chapter_reads_in_jupyterlab(lab, lab_page, lab_context, notebook):
     first.scroll_into_view_if_needed()
     page.screenshot(path=str(SHOTS / f"sb_lab_myst_{notebook.stem[:4]}.png"))
     t3 = time.perf_counter()
-    page.evaluate(CLOSE_ALL_JS)
-    shutdown_kernels(base)   # one chapter's kernel at a time on a small machine
+    close_in_background(page, base)   # this chapter's kernel goes while the next one opens
     print(f"{notebook.stem[:4]}: opened and checked {t1 - t0:.1f} s, Run All {t2 - t1:.1f} s, "
           f"checked {t3 - t2:.1f} s, closed {time.perf_counter() - t3:.1f} s")
     blocked = lab_context.guard.blocked[seen:]

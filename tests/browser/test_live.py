@@ -19,6 +19,23 @@ browser profile (disk cache) a second chapter starts live without the server sen
 interpreter, the standard library or the wheels again; every frame player has a Run live
 button (ch02's included); from file:// the buttons are disabled and say live mode needs http.
 
+Where each check runs, and what each start of Python costs (stage 9 of ``make test``):
+
+* the experiments, the one-interpreter page and its axe audit, the layout on resize and the
+  first live frame run in one browser context with a disk cache (``live_context``, a
+  persistent profile; the network blocked by the resolver, every other request recorded and
+  failing the module): the 25 MB of Pyodide and the site archives are served once, not once
+  per test (a routed context has no HTTP cache);
+* one start of Python per chapter page (:class:`OpenPages`): the experiments are taken page by
+  page, the two of ch06 on one page; the one-interpreter check and axe audit go on with the
+  page the experiments of ch04 left open, the resize with ch01's;
+* the progress bar and the drag, and the worker's fallbacks, start cold from the network in a
+  fresh routed context (:func:`desktop_context`), as a first visit does; the fallbacks are each
+  compared with one start of the fast path (:data:`_FAST`), made once;
+* the warm start, and the second page from the HTTP cache, in one reader's profile
+  (:func:`reader_browser`), one test;
+* the phone's width in its own phone context with a disk cache.
+
     .venv/bin/python -m pytest tests/browser/test_live.py -q -s
 """
 
@@ -37,7 +54,7 @@ import numpy as np
 import pytest
 
 from browser_support import (CHROMIUM_ARGS, ROOT, SITE, ConsoleLog, NetworkGuard,  # noqa: E402
-                             ensure_browser, is_local)
+                             cached_context, ensure_browser, is_local)
 
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT))
@@ -111,6 +128,12 @@ def start_live(page, site_url: str, rel: str, name: str, index: int = 0, phone: 
     early = [u for u in requests if (("/_pyodide/" in u or "/_live/" in u) and not warm)
              or ("/_sb_frames/" in u and not phone)]
     assert not early, f"{rel}: live files (or phone frames, on a wide screen) fetched: {early}"
+    return click_live(page, rel, name, index), requests
+
+
+def click_live(page, rel: str, name: str, index: int = 0):
+    """Click the Run live button of ``name`` (its ``index``-th) on the open page; return the
+    panel once live mode has started and drawn."""
     button = page.locator(f'.sb-live-button[data-sb-experiment="{name}"]').nth(index)
     button.scroll_into_view_if_needed()
     button.click()
@@ -121,7 +144,7 @@ def start_live(page, site_url: str, rel: str, name: str, index: int = 0, phone: 
         f"{rel}: live mode of {name} failed to start: {button.inner_text()}"
     root = player.locator(".sb-live")
     page.wait_for_function("(r) => !r.sbLive.busy", arg=root.element_handle(), timeout=20_000)
-    return root, requests
+    return root
 
 
 def wait_update(page, root, before: int) -> None:
@@ -177,23 +200,91 @@ def desktop_context(browser):
 
 
 @pytest.fixture(scope="module")
-def live_context(browser):
-    """One context for the module: the HTTP cache is shared, as for a reader paging through."""
-    guard = NetworkGuard()
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US",
-                              service_workers="block")
-    ctx.route("**/*", guard.route)
+def live_context(browser, tmp_path_factory):
+    """One context for the module, with a reader's disk cache (browser_support.cached_context:
+    a persistent profile, the network blocked by the resolver): the site's files, Pyodide's
+    among them, are downloaded once and then come from the HTTP cache, as for a reader paging
+    through.  (A routed context has no cache: each test had the test's own server send the
+    25 MB again.)  The tests that need a cold start from the network use
+    :func:`desktop_context`."""
+    ctx = cached_context(browser, tmp_path_factory.mktemp("live") / "profile",
+                         viewport={"width": 1280, "height": 900}, locale="en-US",
+                         service_workers="block")
     yield ctx
     ctx.close()
-    assert not guard.blocked, f"live mode tried to reach the network: {guard.blocked}"
+    assert not ctx.outside, f"live mode tried to reach the network: {ctx.outside}"
 
 
-@pytest.fixture()
-def live_page(live_context):
-    p = live_context.new_page()
-    p.console_log = ConsoleLog(p)
-    yield p
-    p.close()
+@contextlib.contextmanager
+def cached_page(live_context, cold: bool = False):
+    """A new page of the module's cached context, closed on leaving; ``cold``: as in a browser
+    where live mode never ran (no warm start at the page's load: the click starts Python)."""
+    page = live_context.new_page()
+    if cold:
+        page.add_init_script("try { localStorage.removeItem('sb-live-warm'); } catch (e) {}")
+    try:
+        yield page
+    finally:
+        page.close()
+
+
+def two_experiment_page() -> str:
+    """The chapter page with the most Run live buttons (the first such): the page of
+    test_one_interpreter_per_page_and_axe."""
+    pages = {}
+    for path in sorted(SITE.glob("chapters/*.html")):
+        n = len(re.findall(r'class="sb-live-button"', path.read_text(encoding="utf-8")))
+        pages.setdefault(n, path.relative_to(SITE).as_posix())
+    return pages[max(pages)] if pages else ""
+
+
+#: the experiment of test_layout_follows_every_resize
+RESIZE_EXPERIMENT = "velocity_field" if "velocity_field" in PAGES else (sorted(PAGES) or [""])[0]
+
+
+class OpenPages:
+    """The chapter pages of the module's context with live mode started, kept open between
+    tests: the experiments of one page (ch06 has two) share its one start of Python, and the
+    pages that later tests check again (:data:`KEEP`: the one-interpreter page and axe audit,
+    the resize) are not loaded and started again for them.  Any other page is closed when a
+    test opens the next one.  Each page records its requests (``page.requests``) and console
+    errors (``page.console_log``) from its load."""
+
+    KEEP = {two_experiment_page(), PAGES.get(RESIZE_EXPERIMENT, "")}
+
+    def __init__(self, ctx):
+        self.ctx, self.pages = ctx, {}
+
+    def live(self, site_url: str, rel: str, name: str, index: int = 0):
+        """(page, panel) with ``name``'s live mode started on ``rel``: on the page already
+        open, or a new one (the click then starts Python, or uses the page's warm start)."""
+        page = self.pages.get(rel)
+        if page is not None:
+            page.bring_to_front()          # a page kept open behind others: the active tab again
+            player = page.locator(f'.sb-live-button[data-sb-experiment="{name}"]').nth(index).locator(
+                "xpath=ancestor::div[contains(@class,'sb-frame-player')]")
+            if player.get_attribute("data-sb-live") == "1":
+                return page, player.locator(".sb-live")
+            return page, click_live(page, rel, name, index)
+        for other in [r for r in self.pages if r not in self.KEEP]:
+            self.pages.pop(other).close()
+        page = self.ctx.new_page()
+        page.console_log = ConsoleLog(page)
+        self.pages[rel] = page
+        root, page.requests = start_live(page, site_url, rel, name, index)
+        return page, root
+
+    def close(self):
+        for page in self.pages.values():
+            page.close()
+        self.pages = {}
+
+
+@pytest.fixture(scope="module")
+def open_pages(live_context):
+    pages = OpenPages(live_context)
+    yield pages
+    pages.close()
 
 
 # ------------------------------------------------------------------------------------- tests
@@ -273,13 +364,16 @@ def test_every_experiment_shown_has_a_live_button():
     assert not without, f"frame players without a Run live button: {without}"
 
 
-@pytest.mark.parametrize("name", sorted(PAGES))
-def test_experiment_live(live_page, site_url, name):
+@pytest.mark.parametrize("name", sorted(PAGES, key=lambda n: (PAGES[n], n)))
+def test_experiment_live(open_pages, site_url, name):
+    """One experiment, live on the first page that shows it (in the page's order, so that the
+    experiments of one page share its start: :class:`OpenPages`)."""
     from widgets import EXPERIMENTS, Player
 
-    page, rel = live_page, PAGES[name]
+    rel = PAGES[name]
+    errors = len(open_pages.pages[rel].console_log.errors) if rel in open_pages.pages else 0
+    page, root = open_pages.live(site_url, rel, name)
     cls = EXPERIMENTS[name]
-    root, _ = start_live(page, site_url, rel, name)
     problems = []
     info = root.evaluate(JS_INFO)
     # live mode starts where the chapter's frames are: the frames' settings, the shown frame
@@ -368,7 +462,7 @@ def test_experiment_live(live_page, site_url, name):
             problems.append(f"values {live['values']}: notes {live['notes']} != {want_notes}")
     native.close()
 
-    problems += [f"browser: {e}" for e in page.console_log.errors]
+    problems += [f"browser: {e}" for e in page.console_log.errors[errors:]]
     times = root.evaluate(JS_INFO)
     print(f"\n{name}: first live frame {times['first']:.0f} ms after the click "
           f"(boot {json.dumps({k: round(v) for k, v in (times['boot'] or {}).items()})}); "
@@ -377,18 +471,18 @@ def test_experiment_live(live_page, site_url, name):
     assert not problems, f"{rel} ({name}):\n  " + "\n  ".join(problems)
 
 
-def test_one_interpreter_per_page_and_axe(live_page, site_url):
-    """A page with two live experiments loads Pyodide once; the audit is clean after starting."""
+def test_one_interpreter_per_page_and_axe(open_pages, site_url):
+    """A page with two live experiments loads Pyodide once; the audit is clean after starting.
+    The page is the one test_experiment_live left open with its first experiment live (or,
+    run alone, a new one): its other buttons are clicked here."""
     from test_static_site import check_axe
 
-    pages = {}
-    for path in sorted(SITE.glob("chapters/*.html")):
-        n = len(re.findall(r'class="sb-live-button"', path.read_text(encoding="utf-8")))
-        pages.setdefault(n, path.relative_to(SITE).as_posix())
-    rel = pages[max(pages)]
+    rel = two_experiment_page()
     name = re.search(r'data-sb-experiment="([a-z_0-9]+)"', (SITE / rel).read_text()).group(1)
-    _, requests = start_live(live_page, site_url, rel, name)
+    live_page, _ = open_pages.live(site_url, rel, name)
+    requests = live_page.requests
     buttons = live_page.locator(".sb-live-button")
+    assert buttons.count() >= 2, f"{rel}: {buttons.count()} Run live buttons"
     for i in range(1, buttons.count()):
         buttons.nth(i).click()
         live_page.wait_for_function("(b) => b.getAttribute('data-sb-live') === '1'",
@@ -422,7 +516,7 @@ JS_PHONE = """() => {
 }"""
 
 
-def test_phone_width(browser, site_url):
+def test_phone_width(browser, site_url, tmp_path):
     """At a phone's width (390 px) on every chapter page: no sideways overflow; every frame
     player shows its phone-layout frames (330 px wide, shown 1:1, so the figure's 10.5-pt text
     is 14.6 CSS px, not smaller than the page's own small print); the readout tables scroll in
@@ -430,10 +524,11 @@ def test_phone_width(browser, site_url):
     numbers equal native Python's; on this 2x screen it is drawn at twice the dpi (sharp)."""
     from widgets import EXPERIMENTS
 
-    guard = NetworkGuard()
-    ctx = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2,
-                              is_mobile=True, has_touch=True, service_workers="block")
-    ctx.route("**/*", guard.route)
+    # a phone with a disk cache (browser_support.cached_context): the site's scripts, styles
+    # and fonts are fetched once for the 14 pages, not once per page as in a routed context
+    ctx = cached_context(browser, tmp_path / "phone", viewport={"width": 390, "height": 844},
+                         device_scale_factor=2, is_mobile=True, has_touch=True,
+                         service_workers="block")
     page = ctx.new_page()
     log = ConsoleLog(page)
     requests: list[str] = []
@@ -493,7 +588,7 @@ def test_phone_width(browser, site_url):
         problems += [f"browser: {e}" for e in log.errors]
     finally:
         ctx.close()
-    assert not guard.blocked, guard.blocked
+    assert not ctx.outside, ctx.outside
     assert not problems, "\n  ".join(problems)
     # the figures' text (10.5 pt at 1:1 = 14.6 px) is not smaller than the page's small print
     assert min(smallest)[0] <= 14.6, min(smallest)
@@ -568,7 +663,7 @@ def drag(page, slider, steps: int = 40) -> None:
     page.mouse.up()
 
 
-def test_worker_progress_and_drag_without_long_tasks(live_page, site_url):
+def test_worker_progress_and_drag_without_long_tasks(browser, site_url):
     """Python runs in a Web Worker (no Pyodide on the page's main thread); the progress bar
     shows within 200 ms of the click and goes through bytes then the steps; the button then
     reads as running; every slider of an experiment is dragged end to end and back.
@@ -580,9 +675,16 @@ def test_worker_progress_and_drag_without_long_tasks(live_page, site_url):
     no task of 100 ms while dragging) are figures of ``benchmarks/bench_live.py``, printed here
     too."""
     name = DRAG_EXPERIMENT if DRAG_EXPERIMENT in PAGES else sorted(PAGES)[0]
-    page, rel = live_page, PAGES[name]
-    # a reader who has not run live mode in this browser (the module's context has, in other
-    # tests): no warm start from the page's head, so the click starts Python and shows it
+    with desktop_context(browser) as ctx:
+        page = ctx.new_page()
+        page.console_log = ConsoleLog(page)
+        _progress_and_drag(page, site_url, name)
+
+
+def _progress_and_drag(page, site_url, name):
+    rel = PAGES[name]
+    # a reader who has not run live mode in this browser, on a cold start from the network
+    # (a fresh routed context: no HTTP cache), so the progress bar goes through the bytes
     page.add_init_script("try { localStorage.removeItem('sb-live-warm'); } catch (e) {}")
     page.add_init_script(f"({JS_WATCH})()")
     root, _ = start_live(page, site_url, rel, name)
@@ -682,59 +784,6 @@ def reader_browser(browser, tmp_path):
         server.server_close()
 
 
-def test_second_page_starts_from_the_http_cache(browser, tmp_path):
-    """In one browser profile (disk cache, as a reader's): start live on one chapter, then
-    on another.  The second page gets the interpreter, the standard library and the wheels
-    from the browser's HTTP cache: the server sends none of them again (no 200; a 304
-    revalidation would be allowed), the bytes the first start downloaded match the hint's
-    figure, and the served headers allow caching (no no-store, no query strings)."""
-    pages = sorted(set(PAGES.values()))
-    assert len(pages) >= 2, pages
-    first, second = pages[0], pages[1]
-    name1, name2 = _first_experiment(first), _first_experiment(second)
-    seen: list[str] = []
-    headers: dict[str, dict] = {}
-    with reader_browser(browser, tmp_path) as (ctx, url):
-        page = ctx.new_page()
-        log = ConsoleLog(page)
-        page.on("request", lambda r: seen.append(r.url))
-        page.on("response", lambda r: headers.setdefault(r.url, r.headers) if BIG.search(r.url) else None)
-        hint = re.search(r'<span class="sb-live-hint">([^<]*)<', (SITE / first).read_text()).group(1)
-        _, _ = start_live(page, url, first, name1)
-        downloaded = page.evaluate("() => window.sbLive.downloaded")
-        first_log = list(_Counting.log)
-        _Counting.log.clear()
-        root, _ = start_live(page, url, second, name2)
-        second_ms = root.evaluate("r => r.sbLive.firstFrameMs")
-        boot = page.evaluate("() => window.sbLive.bootTimes")
-        second_log = list(_Counting.log)
-        problems = [f"browser: {e}" for e in log.errors]
-    big_first = [(p, c) for p, c in first_log if BIG.search(p)]
-    again = [(p, c) for p, c in second_log if BIG.search(p) and c == 200]
-    revalidated = [(p, c) for p, c in second_log if BIG.search(p) and c == 304]
-    if not any(p.endswith("pyodide.asm.wasm") and c == 200 for p, c in big_first):
-        problems.append(f"the first page did not download the interpreter: {big_first}")
-    if again:
-        problems.append(f"the second page downloaded again: {again}")
-    outside = [u for u in seen if not is_local(u)]
-    if outside:
-        problems.append(f"requests outside the machine: {outside}")
-    if [u for u in seen if ("/_pyodide/" in u or "/_live/" in u) and "?" in u]:
-        problems.append("live files fetched with query strings (defeats the cache)")
-    for u, h in headers.items():
-        if "no-store" in h.get("cache-control", ""):
-            problems.append(f"{u}: served with no-store")
-    m = re.search(r"downloads (\d+) MB", hint)
-    if not m or not 0.85 * int(m.group(1)) <= downloaded / 1e6 <= 1.05 * int(m.group(1)) + 0.5:
-        problems.append(f"the hint ({hint!r}) does not match the {downloaded / 1e6:.1f} MB "
-                        "the first start downloaded")
-    print(f"\nsecond page ({second}): first live frame {second_ms:.0f} ms after the click "
-          f"(boot {json.dumps({k: round(v) for k, v in (boot or {}).items()})}); first start "
-          f"downloaded {downloaded / 1e6:.1f} MB ({len(big_first)} big files), second page: "
-          f"{len(again)} downloaded again, {len(revalidated)} revalidated (304)")
-    assert not problems, "\n  ".join(problems)
-
-
 class _Fallback(_Counting):
     """Serves the site with ``PRELUDE`` put before the worker's script: a browser without a
     feature the worker uses, made from this one."""
@@ -761,36 +810,48 @@ FALLBACKS = {
 }
 
 
+def _start_served(browser, name: str, prelude: str) -> dict:
+    """Live mode of ``name`` started cold (a fresh routed context, no cache) from a server
+    that puts ``prelude`` before the worker's script: its first picture, readouts, console
+    errors, the big files served and the boot phases."""
+    import functools
+    import threading
+
+    rel = PAGES[name]
+    handler = type("_Served", (_Fallback,), {"PRELUDE": prelude, "log": []})
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(handler, directory=str(SITE)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with desktop_context(browser) as ctx:
+            page = ctx.new_page()
+            log = ConsoleLog(page)
+            root, _ = start_live(page, f"http://127.0.0.1:{server.server_address[1]}", rel, name)
+            return {"pixels": root.evaluate(JS_PIXELS),
+                    "readout": root.evaluate(JS_INFO)["readout"],
+                    "errors": list(log.errors),
+                    "served": [p for p, _ in handler.log if BIG.search(p)],
+                    "boot": page.evaluate("() => window.sbLive.bootTimes")}
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+#: the fast path's start, made once for every fallback compared with it (it was made again
+#: for each: one cold start of Python, 10 s under load, saved per fallback after the first)
+_FAST: dict = {}
+
+
 @pytest.mark.parametrize("missing", sorted(FALLBACKS))
 def test_worker_fallbacks_start_the_same_picture(browser, missing):
     """The worker's fallbacks, for browsers that lack what its fast path uses, start live mode
     and draw the very picture the fast path draws (pixels and readouts), every file from the
-    site as before."""
-    import functools
-    import threading
-
+    site as before.  The fast path is started once for the module (:data:`_FAST`), each
+    fallback in its own fresh context and server."""
     name = sorted(PAGES)[0]
-    rel = PAGES[name]
-    seen = {}
-    for variant, prelude in (("fast", ""), (missing, FALLBACKS[missing])):
-        handler = type("_Served", (_Fallback,), {"PRELUDE": prelude, "log": []})
-        server = http.server.ThreadingHTTPServer(
-            ("127.0.0.1", 0), functools.partial(handler, directory=str(SITE)))
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        try:
-            with desktop_context(browser) as ctx:
-                page = ctx.new_page()
-                log = ConsoleLog(page)
-                root, _ = start_live(page, f"http://127.0.0.1:{server.server_address[1]}", rel, name)
-                seen[variant] = {"pixels": root.evaluate(JS_PIXELS),
-                                 "readout": root.evaluate(JS_INFO)["readout"],
-                                 "errors": list(log.errors),
-                                 "served": [p for p, _ in handler.log if BIG.search(p)],
-                                 "boot": page.evaluate("() => window.sbLive.bootTimes")}
-        finally:
-            server.shutdown()
-            server.server_close()
-    fast, other = seen["fast"], seen[missing]
+    if name not in _FAST:
+        _FAST[name] = _start_served(browser, name, "")
+    fast, other = _FAST[name], _start_served(browser, name, FALLBACKS[missing])
     print(f"\n{name}, boot phases (ms): fast path {json.dumps({k: round(v) for k, v in fast['boot'].items()})}; "
           f"{missing}: {json.dumps({k: round(v) for k, v in other['boot'].items()})}")
     assert not fast["errors"] and not other["errors"], (fast["errors"], other["errors"])
@@ -804,12 +865,21 @@ def test_warm_start_once_live_has_run(browser, tmp_path):
     open.  Once live mode has run in this browser, a later page starts Python by itself when
     it has loaded, from the HTTP cache (the server sends no big file again), every bar's hint
     says so, and Run live then uses that worker (no second boot).  "don't start by itself"
-    forgets it: the worker stops and the next page loads nothing of live mode again."""
+    forgets it: the worker stops and the next page loads nothing of live mode again.
+
+    The second page starts from the browser's HTTP cache (one browser profile, as a reader's):
+    the server sends none of the interpreter, the standard library and the wheels again (no
+    200; a 304 revalidation would be allowed), the bytes the first start downloaded match the
+    hint's figure, and the served headers allow caching (no no-store, no query strings).
+    (That was test_second_page_starts_from_the_http_cache, the same two starts in a second
+    profile: merged here, two starts of Python fewer.)"""
     pages = sorted(set(PAGES.values()))
     assert len(pages) >= 3, pages
     first, second, third = pages[0], pages[1], pages[2]
     name1, name2 = _first_experiment(first), _first_experiment(second)
     problems: list[str] = []
+    seen: list[str] = []
+    headers: dict[str, dict] = {}
 
     def live_requests(log):
         return [p for p, _ in log if "/_pyodide/" in p or "/_live/" in p]
@@ -817,13 +887,18 @@ def test_warm_start_once_live_has_run(browser, tmp_path):
     with reader_browser(browser, tmp_path) as (ctx, url):
         page = ctx.new_page()
         log = ConsoleLog(page)
+        page.on("request", lambda r: seen.append(r.url))
+        page.on("response", lambda r: headers.setdefault(r.url, r.headers) if BIG.search(r.url) else None)
         # 1. never ran live: nothing of it, even after a while
         page.goto(f"{url}/{second}", wait_until="load")
         page.wait_for_timeout(1500)
         if live_requests(_Counting.log) or page.evaluate("() => typeof window.sbLive") != "undefined":
             problems.append(f"a reader who never ran live mode got live files: {live_requests(_Counting.log)}")
         # 2. run live once, then open another page: Python starts by itself, from the cache
+        hint = re.search(r'<span class="sb-live-hint">([^<]*)<', (SITE / first).read_text()).group(1)
         start_live(page, url, first, name1)
+        downloaded = page.evaluate("() => window.sbLive.downloaded")
+        first_log = list(_Counting.log)
         _Counting.log.clear()
         page.goto(f"{url}/{second}", wait_until="load")
         page.wait_for_function("() => window.sbLive && window.sbLive.warmState === 'ready'",
@@ -843,7 +918,11 @@ def test_warm_start_once_live_has_run(browser, tmp_path):
                                timeout=START_TIMEOUT_MS)
         if player.get_attribute("data-sb-live") != "1":
             problems.append(f"{second}: live mode of {name2} failed to start after the warm start")
+        page.wait_for_function("(r) => !r.sbLive.busy", arg=player.locator(".sb-live").element_handle(),
+                               timeout=20_000)
         warm_ms = player.locator(".sb-live").evaluate("r => r.sbLive.firstFrameMs")
+        boot = page.evaluate("() => window.sbLive.bootTimes")
+        second_log = list(_Counting.log)
         if not player.locator(".sb-live").evaluate("r => r.sbLive.warmed"):
             problems.append("Run live drew the experiment again instead of showing the warm start's picture")
         if not page.evaluate("() => window.sbLive.worker === window.__w"):
@@ -862,7 +941,31 @@ def test_warm_start_once_live_has_run(browser, tmp_path):
         if live_requests(_Counting.log):
             problems.append(f"after turning it off, a page still got live files: {live_requests(_Counting.log)}")
         problems += [f"browser: {e}" for e in log.errors]
+    # the second page, from the HTTP cache
+    big_first = [(p, c) for p, c in first_log if BIG.search(p)]
+    again = [(p, c) for p, c in second_log if BIG.search(p) and c == 200]
+    revalidated = [(p, c) for p, c in second_log if BIG.search(p) and c == 304]
+    if not any(p.endswith("pyodide.asm.wasm") and c == 200 for p, c in big_first):
+        problems.append(f"the first page did not download the interpreter: {big_first}")
+    if again:
+        problems.append(f"the second page downloaded again: {again}")
+    outside = [u for u in seen if not is_local(u)]
+    if outside:
+        problems.append(f"requests outside the machine: {outside}")
+    if [u for u in seen if ("/_pyodide/" in u or "/_live/" in u) and "?" in u]:
+        problems.append("live files fetched with query strings (defeats the cache)")
+    for u, h in headers.items():
+        if "no-store" in h.get("cache-control", ""):
+            problems.append(f"{u}: served with no-store")
+    m = re.search(r"downloads (\d+) MB", hint)
+    if not m or not 0.85 * int(m.group(1)) <= downloaded / 1e6 <= 1.05 * int(m.group(1)) + 0.5:
+        problems.append(f"the hint ({hint!r}) does not match the {downloaded / 1e6:.1f} MB "
+                        "the first start downloaded")
     print(f"\nwarm start ({second}): first live frame {warm_ms:.0f} ms after the click")
+    print(f"second page ({second}): first live frame {warm_ms:.0f} ms after the click "
+          f"(boot {json.dumps({k: round(v) for k, v in (boot or {}).items()})}); first start "
+          f"downloaded {downloaded / 1e6:.1f} MB ({len(big_first)} big files), second page: "
+          f"{len(again)} downloaded again, {len(revalidated)} revalidated (304)")
     assert not problems, "\n  ".join(problems)
 
 
@@ -893,7 +996,7 @@ JS_PAINTS = """(() => {
 
 
 @pytest.mark.parametrize("name, index", [("velocity_field", 0), ("probes", 1)])
-def test_first_live_frame_is_the_frame_on_screen(browser, site_url, name, index):
+def test_first_live_frame_is_the_frame_on_screen(live_context, site_url, name, index):
     """Issue 33: the reader moves the static player's slider to another frame and presses Run
     live; the first picture the live canvas paints is that frame's (the player's recorded
     settings with the swept control at the value its slider shows), not the base settings
@@ -904,8 +1007,7 @@ def test_first_live_frame_is_the_frame_on_screen(browser, site_url, name, index)
     if name not in PAGES:
         pytest.skip(f"{name} is not shown in this build")
     cls = EXPERIMENTS[name]
-    with desktop_context(browser) as ctx:
-        page = ctx.new_page()
+    with cached_page(live_context, cold=True) as page:     # the click starts Python
         log = ConsoleLog(page)
         page.add_init_script(f"({JS_PAINTS})()")
         page.goto(f"{site_url}/{PAGES[name]}", wait_until="load")
@@ -950,11 +1052,11 @@ def test_first_live_frame_is_the_frame_on_screen(browser, site_url, name, index)
                                 f"screen ({swept} = {shown['value']}): it shows other settings")
 
 
-def test_layout_follows_every_resize(browser, site_url):
+def test_layout_follows_every_resize(open_pages, site_url):
     """Issue 33: a desktop window resized to 500 px and back to 1280 px while the phone layout
     is being drawn (the reader dragging the window's edge) ends in the wide layout, filling
     the column, every time; and a resize that waits for each layout gets each layout."""
-    name = "velocity_field" if "velocity_field" in PAGES else sorted(PAGES)[0]
+    name = RESIZE_EXPERIMENT
     settle = "(r) => !r.sbLive.relayingOut && !r.sbLive.busy"
     layout = """(r) => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => {
       const c = r.querySelector('canvas.sb-live-canvas'), p = r.closest('.sb-frame-player');
@@ -963,39 +1065,40 @@ def test_layout_follows_every_resize(browser, site_url):
             shown: c.getBoundingClientRect().width,
             room: p.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight)}); })))"""
     problems = []
-    with desktop_context(browser) as ctx:
-        page = ctx.new_page()
-        log = ConsoleLog(page)
-        root, _ = start_live(page, site_url, PAGES[name], name)
-        handle = root.element_handle()
+    # the page test_experiment_live left open with the experiment live (or, run alone, a new one)
+    page, root = open_pages.live(site_url, PAGES[name], name)
+    errors = len(page.console_log.errors)
+    root.scroll_into_view_if_needed()
+    handle = root.element_handle()
 
-        def settled() -> dict:
-            for _ in range(50):
-                page.wait_for_function(settle, arg=handle, timeout=60_000)
-                got = root.evaluate(layout)
-                if not got["relayingOut"]:
-                    return got
-            raise AssertionError("the layout never settled")
+    def settled() -> dict:
+        for _ in range(50):
+            page.wait_for_function(settle, arg=handle, timeout=60_000)
+            got = root.evaluate(layout)
+            if not got["relayingOut"]:
+                return got
+        raise AssertionError("the layout never settled")
 
-        wide = settled()
-        assert wide["layout"] == "wide", wide
-        for attempt in range(3):
-            if problems:                  # stuck: the next try could not start from wide
-                break
-            page.set_viewport_size({"width": 500, "height": 900})
-            page.wait_for_function("(r) => r.sbLive.relayingOut", arg=handle, timeout=20_000)
-            page.set_viewport_size({"width": 1280, "height": 900})   # back, mid-relayout
-            got = settled()
-            if got["layout"] != "wide" or abs(got["shown"] - wide["shown"]) > 1:
-                problems.append(f"try {attempt + 1}: 1280 -> 500 -> 1280 px left {got} "
-                                f"(at first {wide})")
+    wide = settled()
+    assert wide["layout"] == "wide", wide
+    for attempt in range(3):
+        if problems:                  # stuck: the next try could not start from wide
+            break
         page.set_viewport_size({"width": 500, "height": 900})
-        narrow = settled()
-        if narrow["layout"] != "narrow":
-            problems.append(f"at 500 px: {narrow}")
-        page.set_viewport_size({"width": 1280, "height": 900})
-        back = settled()
-        if back["layout"] != "wide":
-            problems.append(f"back at 1280 px: {back}")
-        problems += [f"browser: {e}" for e in log.errors]
+        page.wait_for_function("(r) => r.sbLive.relayingOut", arg=handle, timeout=20_000)
+        page.set_viewport_size({"width": 1280, "height": 900})   # back, mid-relayout
+        got = settled()
+        if got["layout"] != "wide" or abs(got["shown"] - wide["shown"]) > 1:
+            problems.append(f"try {attempt + 1}: 1280 -> 500 -> 1280 px left {got} "
+                            f"(at first {wide})")
+    page.set_viewport_size({"width": 500, "height": 900})
+    narrow = settled()
+    if narrow["layout"] != "narrow":
+        problems.append(f"at 500 px: {narrow}")
+    page.set_viewport_size({"width": 1280, "height": 900})
+    back = settled()
+    if back["layout"] != "wide":
+        problems.append(f"back at 1280 px: {back}")
+    problems += [f"browser: {e}" for e in page.console_log.errors[errors:]]
+    open_pages.close()                    # the last test of the module on its pages
     assert not problems, "\n  ".join(problems)
