@@ -131,7 +131,8 @@ SAMPLED = "--sampled"
 #: one experiment per test process (tests/widget_helpers.py's ``shared``) and the overlap check's
 #: ends split between its layouts, the same split measured 150.6 s here and 149.5 s there (300 s
 #: in all, load 8-17; before those changes, the same day and machine: 197.7 s and 183.2 s, 381 s,
-#: load 12-19): still even, so kept
+#: load 12-19): still even, so kept; tools/run_tests.py --fast then (the control guards' updates
+#: without the widget's PNG too, load 6-14): 137.4 s here and 144.1 s there (281.6 s in all)
 FAST_SPLIT = ["tests/test_widget_controls.py", "tests/test_widget_live.py",
               "tests/test_widget_layout.py", "tests/test_widget_overlaps.py"]
 
