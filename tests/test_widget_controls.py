@@ -33,6 +33,7 @@ from widgets import EXPERIMENTS, PowerSplit
 from widgets.controls import Player, Slider
 from widgets.parts import Bars, Curve
 from widgets.limits import fit_limit
+from widget_helpers import shared
 
 NAMES = list(EXPERIMENTS)
 
@@ -54,6 +55,13 @@ def _grid(spec) -> list:
 
 def _random_state(cls, rng) -> dict:
     return {k: (g := _grid(s))[rng.integers(len(g))] for k, s in _specs(cls).items()}
+
+
+def _draw(exp, **values) -> None:
+    """``exp.set(**values)`` without the widget's PNG and readout HTML (``update(live=False)``):
+    the same scene, blit, redraw count and disabled controls; these guards read the canvas's
+    pixels, the readout table and the counts, so the encoding was wasted work."""
+    exp._set(values, live=False)
 
 
 def _neighbour(spec, value, rng):
@@ -101,18 +109,15 @@ def test_curves_stay_inside_the_fitted_axis(name):
     """At defaults and 60 random settings (15 in make test-fast) no point of a declared curve (or reference line on y)
     is beyond the axis the fit chose."""
     cls = EXPERIMENTS[name]
-    e = cls()
+    e = shared(name)
     rng = np.random.default_rng(11)
-    try:
-        for i, c in enumerate(cls.CURVES):
-            lo, lim = e.curves[i].axes.get_ylim()
-            assert lo == (0.0 if c.positive else -lim)
-            for values in [e.values()] + [_random_state(cls, rng) for _ in range(count(60, 15))]:
-                assert c.largest(cls.scene(**values)) <= lim, (name, values, lim)
-            if c.lim is None:
-                assert lim == fit_limit(cls.scene, c, _specs(cls), {})
-    finally:
-        e.close()
+    for i, c in enumerate(cls.CURVES):
+        lo, lim = e.curves[i].axes.get_ylim()
+        assert lo == (0.0 if c.positive else -lim)
+        for values in [e.values()] + [_random_state(cls, rng) for _ in range(count(60, 15))]:
+            assert c.largest(cls.scene(**values)) <= lim, (name, values, lim)
+        if c.lim is None:
+            assert lim == fit_limit(cls.scene, c, _specs(cls), {})
 
 
 @pytest.mark.parametrize("name", [n for n in NAMES if EXPERIMENTS[n].BARS])
@@ -120,20 +125,17 @@ def test_bars_stay_inside_the_fitted_axis(name):
     """At defaults and 60 random settings (15 in make test-fast) no bar (or total) is beyond the axis the fit chose,
     and the largest bar of the fit fills more than half of it."""
     cls = EXPERIMENTS[name]
-    e = cls()
+    e = shared(name)
     rng = np.random.default_rng(11)
-    try:
-        for i, p in enumerate(cls.BARS):
-            lim = e.bar_axes(i).get_ylim()[1]
-            assert e.bar_axes(i).get_ylim()[0] == -lim
-            for values in [e.values()] + [_random_state(cls, rng) for _ in range(count(60, 15))]:
-                n = cls.scene(**values)["numbers"]
-                bars = np.r_[p.values(n).ravel(), np.asarray(n[p.total], float).ravel() if p.total else []]
-                assert np.max(np.abs(bars)) <= lim, (name, values, lim)
-            if p.lim is None:
-                assert lim == fit_limit(cls.scene, p, _specs(cls), {})
-    finally:
-        e.close()
+    for i, p in enumerate(cls.BARS):
+        lim = e.bar_axes(i).get_ylim()[1]
+        assert e.bar_axes(i).get_ylim()[0] == -lim
+        for values in [e.values()] + [_random_state(cls, rng) for _ in range(count(60, 15))]:
+            n = cls.scene(**values)["numbers"]
+            bars = np.r_[p.values(n).ravel(), np.asarray(n[p.total], float).ravel() if p.total else []]
+            assert np.max(np.abs(bars)) <= lim, (name, values, lim)
+        if p.lim is None:
+            assert lim == fit_limit(cls.scene, p, _specs(cls), {})
 
 
 # ------------------------------------------------------------------ an ordinary change blits
@@ -146,11 +148,11 @@ def redrawing_steps(exp, rng, states: int = 3) -> list[tuple]:
     specs = _specs(type(exp))
     for _ in range(states):
         for name, spec in specs.items():
-            exp.set(**_random_state(type(exp), rng))
+            _draw(exp, **_random_state(type(exp), rng))
             old = exp.values()[name]
             new = _neighbour(spec, old, rng)
             before = exp.redraws
-            exp.set(**{name: new})
+            _draw(exp, **{name: new})
             if exp.redraws != before:
                 out.append((name, old, new))
     return out
@@ -158,11 +160,7 @@ def redrawing_steps(exp, rng, states: int = 3) -> list[tuple]:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_a_single_step_of_any_control_only_blits(name):
-    e = EXPERIMENTS[name]()
-    try:
-        assert redrawing_steps(e, np.random.default_rng(3)) == []
-    finally:
-        e.close()
+    assert redrawing_steps(shared(name), np.random.default_rng(3)) == []
 
 
 def test_the_blit_guard_flags_a_redraw():
@@ -196,30 +194,27 @@ def test_a_control_changes_what_is_seen_exactly_when_active(name):
     the figure unless the experiment lists it in ``inactive``; a listed one changes neither and
     is disabled."""
     cls = EXPERIMENTS[name]
-    e = cls()
+    e = shared(name)
     rng = np.random.default_rng(5)
-    try:
-        for _ in range(count(6, 2)):
-            values = _random_state(cls, rng)
-            e.set(**values)
-            base = _seen(e)
-            off = e.inactive(e.values())
-            assert set(off) <= set(_specs(cls)) and all(isinstance(r, str) and r and "\n" not in r
-                                                       for r in off.values()), off
-            for k, spec in _specs(cls).items():
-                assert e.controls[k].disabled == (k in off), (name, k)
-                others = [v for v in _grid(spec) if v != values[k]]
-                changed = []
-                for j in rng.choice(len(others), min(4, len(others)), replace=False):
-                    e.set(**{k: others[j]})
-                    changed.append(_seen(e) != base)
-                    e.set(**{k: values[k]})
-                if k in off:
-                    assert not any(changed), (name, k, values, "listed inactive but changes what is seen")
-                else:
-                    assert any(changed), (name, k, values, "changes nothing seen: list it in inactive()")
-    finally:
-        e.close()
+    for _ in range(count(6, 2)):
+        values = _random_state(cls, rng)
+        _draw(e, **values)
+        base = _seen(e)
+        off = e.inactive(e.values())
+        assert set(off) <= set(_specs(cls)) and all(isinstance(r, str) and r and "\n" not in r
+                                                   for r in off.values()), off
+        for k, spec in _specs(cls).items():
+            assert e.controls[k].disabled == (k in off), (name, k)
+            others = [v for v in _grid(spec) if v != values[k]]
+            changed = []
+            for j in rng.choice(len(others), min(4, len(others)), replace=False):
+                _draw(e, **{k: others[j]})
+                changed.append(_seen(e) != base)
+                _draw(e, **{k: values[k]})
+            if k in off:
+                assert not any(changed), (name, k, values, "listed inactive but changes what is seen")
+            else:
+                assert any(changed), (name, k, values, "changes nothing seen: list it in inactive()")
 
 
 def test_probe_speed_is_disabled_with_its_reason_unless_the_path_is_a_line():
@@ -310,39 +305,28 @@ def corruptions_missed(exp, check, values: dict) -> tuple[list[str], int]:
 @pytest.mark.parametrize("name", NAMES)
 def test_a_corrupted_scene_fails_the_oracle(name):
     cls = EXPERIMENTS[name]
-    e = cls()
+    e = shared(name)
     check = physics(name).check
-    try:
-        # at the defaults and a random state; make test-fast: the random state only, where every
-        # number of the scene is still corrupted in turn
-        random = _random_state(cls, np.random.default_rng(19))
-        for values in ([random] if sampled() else [e.values(), random]):
-            missed, seen = corruptions_missed(e, check, values)
-            assert seen > 0 and missed == [], (name, values, missed)
-    finally:
-        e.close()
+    # at the defaults and a random state; make test-fast: the random state only, where every
+    # number of the scene is still corrupted in turn
+    random = _random_state(cls, np.random.default_rng(19))
+    for values in ([random] if sampled() else [e.values(), random]):
+        missed, seen = corruptions_missed(e, check, values)
+        assert seen > 0 and missed == [], (name, values, missed)
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_the_corruption_guard_flags_an_emptied_check(name):
-    e = EXPERIMENTS[name]()
-    try:
-        missed, seen = corruptions_missed(e, lambda exp, st: None, e.values())
-        assert seen > 0 and len(missed) == seen
-    finally:
-        e.close()
+    e = shared(name)
+    missed, seen = corruptions_missed(e, lambda exp, st: None, e.values())
+    assert seen > 0 and len(missed) == seen
 
 
 # --- bad input: ValueError naming the control, and nothing moves ----------------------------------
 
-_BUILT: dict = {}
-
-
 def _built(name: str):
-    """One instance per experiment for the bad-input tests (a refused value changes nothing)."""
-    if name not in _BUILT:
-        _BUILT[name] = EXPERIMENTS[name]()
-    return _BUILT[name]
+    """The process's shared instance (a refused value changes nothing)."""
+    return shared(name)
 
 
 def _bad_control_values(spec) -> dict:

@@ -15,6 +15,7 @@ from matplotlib.transforms import Bbox
 
 from widgets import EXPERIMENTS
 from widgets._narrow import NARROW_MIN_FONT, NARROW_WIDTH, figure_panels
+from widget_helpers import shared
 
 from test_widget_live import _close, settings
 
@@ -38,33 +39,29 @@ def _inside(exp, tol=1.5):
 @pytest.mark.parametrize("name", sorted(EXPERIMENTS))
 def test_narrow_layout_fits_a_phone_column(name):
     cls = EXPERIMENTS[name]
-    exp = cls(narrow=True)
-    wide = cls()
-    try:
-        w, h = exp.canvas.get_width_height()
-        assert w == round(NARROW_WIDTH * exp.dpi) == 330
-        assert h > wide.canvas.get_width_height()[1]             # the panels are stacked
-        assert len(exp.figure.axes) == len(wide.figure.axes)
-        for values in [{}] + settings(cls, 7):      # 3 random settings, 1 in make test-fast
-            if values:
-                exp.set(**values)
-                wide.set(**values)
-            assert _close(exp.state(), wide.state()), values           # same physics
-            renderer = exp.canvas.get_renderer()
-            texts = [t for t in exp.figure.findobj(Text) if t.get_visible() and t.get_text()]
-            small = [(t.get_text()[:20], t.get_fontsize()) for t in texts
-                     if t.get_fontsize() < NARROW_MIN_FONT - 1e-9]
-            assert not small, f"{name} {values}: text below {NARROW_MIN_FONT} pt: {small}"
-            assert not _inside(exp), f"{name} {values}: cut by the edge: {_inside(exp)}"
-            # no two panels overlap: their rows are one above the other
-            panels = figure_panels(exp.figure, renderer)
-            rows = [Bbox.union([ax.get_tightbbox(renderer) for ax in p]) for p in panels]
-            rows.sort(key=lambda b: -b.y1)
-            for upper, lower in zip(rows, rows[1:]):
-                assert lower.y1 <= upper.y0 + 2, f"{name} {values}: panels overlap {rows}"
-    finally:
-        exp.close()
-        wide.close()
+    exp = shared(name, True)
+    wide = shared(name)
+    w, h = exp.canvas.get_width_height()
+    assert w == round(NARROW_WIDTH * exp.dpi) == 330
+    assert h > wide.canvas.get_width_height()[1]             # the panels are stacked
+    assert len(exp.figure.axes) == len(wide.figure.axes)
+    for values in [{}] + settings(cls, 7):      # 3 random settings, 1 in make test-fast
+        if values:
+            exp.set(**values)
+            wide.set(**values)
+        assert _close(exp.state(), wide.state()), values           # same physics
+        renderer = exp.canvas.get_renderer()
+        texts = [t for t in exp.figure.findobj(Text) if t.get_visible() and t.get_text()]
+        small = [(t.get_text()[:20], t.get_fontsize()) for t in texts
+                 if t.get_fontsize() < NARROW_MIN_FONT - 1e-9]
+        assert not small, f"{name} {values}: text below {NARROW_MIN_FONT} pt: {small}"
+        assert not _inside(exp), f"{name} {values}: cut by the edge: {_inside(exp)}"
+        # no two panels overlap: their rows are one above the other
+        panels = figure_panels(exp.figure, renderer)
+        rows = [Bbox.union([ax.get_tightbbox(renderer) for ax in p]) for p in panels]
+        rows.sort(key=lambda b: -b.y1)
+        for upper, lower in zip(rows, rows[1:]):
+            assert lower.y1 <= upper.y0 + 2, f"{name} {values}: panels overlap {rows}"
 
 
 def test_narrow_must_be_a_bool():

@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SETTINGS = count(3, 1)
 
 
-from widget_helpers import settings as _settings  # noqa: E402
+from widget_helpers import settings as _settings, shared  # noqa: E402
 
 
 def settings(cls, seed: int) -> list[dict]:
@@ -106,17 +106,14 @@ def test_adapter_equals_the_widget(adapter_results, name, narrow):
     assert _close({k: got["started"]["values"][k] for k in cases[name][-1]},
                   json.loads(json.dumps(cases[name][-1])))
     w, h = got["info"]["width"], got["info"]["height"]
-    exp = cls(narrow=narrow)
-    try:
-        assert exp.canvas.get_width_height() == (w, h)
-        for values, row in zip(cases[name], got["rows"]):
-            exp.set(**values)
-            assert _close(row["state"], json.loads(json.dumps(exp.state()))), values
-            assert row["readouts"] == exp.readout_table(), values
-            px = hashlib.sha1(bytes(exp.canvas.buffer_rgba())).hexdigest()
-            assert row["pixels"] == px, f"{name} {values}: the adapter's picture differs"
-    finally:
-        exp.close()
+    exp = shared(name, narrow)
+    assert exp.canvas.get_width_height() == (w, h)
+    for values, row in zip(cases[name], got["rows"]):
+        exp.set(**values)
+        assert _close(row["state"], json.loads(json.dumps(exp.state()))), values
+        assert row["readouts"] == exp.readout_table(), values
+        px = hashlib.sha1(bytes(exp.canvas.buffer_rgba())).hexdigest()
+        assert row["pixels"] == px, f"{name} {values}: the adapter's picture differs"
 
 
 @pytest.mark.parametrize("name", sorted(EXPERIMENTS))

@@ -7,8 +7,9 @@ compares the drawn ink of each artist, drawn as the book and live mode draw it; 
 tolerances are stated there (texts >= 1 px apart, <= 3 px of a text on a line or patch, 1.5 px
 past an edge).  The checker is itself tested on figures made to collide.
 
-In ``make test-fast`` (``--sampled``) the random settings are left out and the main control
-takes 3 frames (its ends and middle).
+In ``make test-fast`` (``--sampled``) the random settings are left out, the main control
+takes 3 frames (its ends and middle) and each layout takes one end of each control (the wide
+the low end of every other control, the narrow the other ends: every end is still checked).
 """
 
 from __future__ import annotations
@@ -18,28 +19,36 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from sampling import sampled
-from widget_helpers import settings
+from widget_helpers import settings, shared
 from widget_overlaps import collisions, experiment_collisions
 from widgets import EXPERIMENTS, Choice, Slider
 
 
-def _ends(cls) -> list[dict]:
-    """Each control at each end of its range (a choice: its first and last option)."""
+def _ends(cls, narrow: bool | None = None) -> list[dict]:
+    """Each control at each end of its range (a choice: its first and last option).  Given
+    ``narrow`` (``make test-fast``): one end of each control, the wide layout taking the low
+    end of the 1st, 3rd, ... control and the high end of the others, the narrow layout the
+    opposite ends, so that the two layouts together still reach every end of every control."""
     out = []
-    for c in cls.CONTROLS:
+    for i, c in enumerate(cls.CONTROLS):
         if isinstance(c, Slider):
-            out += [{c.name: c.min}, {c.name: c.max}]
+            ends = [{c.name: c.min}, {c.name: c.max}]
         elif isinstance(c, Choice):
-            out += [{c.name: c.options[0]}, {c.name: c.options[-1]}]
+            ends = [{c.name: c.options[0]}, {c.name: c.options[-1]}]
+        else:
+            continue
+        out += ends if narrow is None else [ends[(i + narrow) % 2]]
     return out
 
 
 def _cases(exp) -> list[dict]:
-    """Defaults, each control's ends, the main control's sweep (9 of the book's frames: the
-    door passes its labels; 3 sampled) and, in ``make test``, two seeded random settings."""
+    """Defaults, each control's ends (one per layout in ``make test-fast``: :func:`_ends`), the
+    main control's sweep (9 of the book's frames: the door passes its labels; 3 sampled) and,
+    in ``make test``, two seeded random settings."""
     cls = type(exp)
     sweep = [{exp.main_control: v} for v in exp.sweep_values(n=3 if sampled() else 9)]
-    cases = [{}] + _ends(cls) + sweep + ([] if sampled() else settings(cls, 33, 2))
+    ends = _ends(cls, exp.narrow if sampled() else None)
+    cases = [{}] + ends + sweep + ([] if sampled() else settings(cls, 33, 2))
     return [c for i, c in enumerate(cases) if c not in cases[:i]]
 
 
@@ -57,16 +66,12 @@ def _case(name, layout):
 @pytest.mark.parametrize("name, narrow", [_case(n, lay) for n in EXPERIMENTS
                                           for lay in ("wide", "narrow")])
 def test_no_text_collides_or_is_cut(name, narrow):
-    cls = EXPERIMENTS[name]
-    exp = cls(narrow=narrow)
+    exp = shared(name, narrow)
     defaults = exp.values()
     problems = []
-    try:
-        for values in _cases(exp):
-            exp.set(**{**defaults, **values})
-            problems += [f"{values or 'defaults'}: {p}" for p in experiment_collisions(exp)]
-    finally:
-        exp.close()
+    for values in _cases(exp):
+        exp.set(**{**defaults, **values})
+        problems += [f"{values or 'defaults'}: {p}" for p in experiment_collisions(exp)]
     assert not problems, (f"{name} ({'narrow' if narrow else 'wide'}): {len(problems)} "
                           "collisions:\n" + "\n".join(problems))
 

@@ -25,6 +25,7 @@ from matplotlib.textpath import TextToPath
 
 from widgets import EXPERIMENTS
 from widgets.readouts import value_cell
+from widget_helpers import shared
 
 #: the readout box of a 390-px phone (the figure's narrow layout is as wide)
 PHONE_BOX = 330.0
@@ -129,22 +130,19 @@ def _settings(exp) -> list[dict]:
 
 @pytest.mark.parametrize("name", list(EXPERIMENTS))
 def test_readouts_fit_a_phone(name):
-    exp = EXPERIMENTS[name]()
-    try:
-        for values in _settings(exp):
-            if values:
-                exp.set(**values)
-            html = exp.readout_html()
-            widths = table_widths(html)
-            assert widths, f"{name}: no readout table"
-            wide = [round(w) for w in widths if w > PHONE_BOX]
-            assert not wide, (f"{name} {values}: readout tables {wide} px at their narrowest, "
-                              f"wider than the phone's {PHONE_BOX:.0f}-px box")
-            for label, key, _ in exp.READOUTS:
-                cell = value_cell(exp._scene["numbers"][key])
-                assert cell.count("nowrap") <= 2, f"{name}: {label} may break into {cell}"
-    finally:
-        exp.close()
+    exp = shared(name)
+    for values in _settings(exp):
+        if values:
+            exp.set(**values)
+        html = exp.readout_html()
+        widths = table_widths(html)
+        assert widths, f"{name}: no readout table"
+        wide = [round(w) for w in widths if w > PHONE_BOX]
+        assert not wide, (f"{name} {values}: readout tables {wide} px at their narrowest, "
+                          f"wider than the phone's {PHONE_BOX:.0f}-px box")
+        for label, key, _ in exp.READOUTS:
+            cell = value_cell(exp._scene["numbers"][key])
+            assert cell.count("nowrap") <= 2, f"{name}: {label} may break into {cell}"
 
 
 def test_the_estimate_measures_what_issue_33_measured():

@@ -41,7 +41,7 @@ TOLERANCE = 1.0
 
 
 from sampling import count  # noqa: E402
-from widget_helpers import settings  # noqa: E402
+from widget_helpers import settings, shared  # noqa: E402
 
 
 def drawn_texts(exp, legends: list | None = None) -> list[tuple[Text, object]]:
@@ -150,17 +150,14 @@ def problems(exp, narrow: bool) -> list[str]:
 @pytest.mark.parametrize("name", list(EXPERIMENTS))
 def test_every_text_readable_inside_and_apart(name, narrow):
     cls = EXPERIMENTS[name]
-    exp = cls(narrow=narrow)
-    try:
-        found = []
-        # defaults and 3 random settings (1 in make test-fast), each setting every control
-        for values in [{}] + settings(cls, 20 + sorted(EXPERIMENTS).index(name), count(3, 1)):
-            if values:
-                exp.set(**values)
-            found += [f"{values or 'defaults'}: {p}" for p in problems(exp, narrow)]
-        assert not found, f"{name} ({'narrow' if narrow else 'wide'}):\n" + "\n".join(found)
-    finally:
-        exp.close()
+    exp = shared(name, narrow)
+    found = []
+    # defaults and 3 random settings (1 in make test-fast), each setting every control
+    for values in [{}] + settings(cls, 20 + sorted(EXPERIMENTS).index(name), count(3, 1)):
+        if values:
+            exp.set(**values)
+        found += [f"{values or 'defaults'}: {p}" for p in problems(exp, narrow)]
+    assert not found, f"{name} ({'narrow' if narrow else 'wide'}):\n" + "\n".join(found)
 
 
 def test_the_checks_catch_overlaps_and_turned_boxes():

@@ -38,6 +38,7 @@ import pytest
 from matplotlib import ticker
 
 from widgets import EXPERIMENTS
+from widget_helpers import shared
 
 MINUS = "\N{MINUS SIGN}"
 #: the ticks of the book's frames (matplotlib 3.11) per experiment and layout
@@ -132,7 +133,7 @@ _DRAWN: dict = {}
 
 def drawn(name: str, narrow: bool) -> list[dict]:
     if (name, narrow) not in _DRAWN:
-        _DRAWN[name, narrow] = drawn_ticks(EXPERIMENTS[name](narrow=narrow))
+        _DRAWN[name, narrow] = drawn_ticks(shared(name, narrow))   # at its defaults
     return _DRAWN[name, narrow]
 
 

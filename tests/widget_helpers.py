@@ -39,3 +39,33 @@ def settings(cls, seed: int, n: int = 3) -> list[dict]:
                 values[c.name] = c.options[int(rng.integers(0, len(c.options)))]
         out.append(values)
     return out
+
+
+#: experiments built once per test process and shared (:func:`shared`), by (name, narrow)
+_SHARED: dict = {}
+
+
+def shared(name: str, narrow: bool = False):
+    """The registered experiment ``name`` (wide, or the phone layout if ``narrow``), built once
+    per test process and handed out at its defaults: every control set back to its declared
+    value and the background invalidated, so what it draws and reads out is what a fresh
+    instance draws (tests/test_widgets.py's ``test_blitting_leaves_no_stale_pixels`` compares a
+    walked instance with a fresh one).  For tests that set controls and read the state, the
+    pixels or the redraw count (counted from its value before a change, never from a fresh
+    instance's); never ``close`` it.  A test that changes anything else (``set_scale``, a patched
+    ``scene``) builds its own instance, or restores what it changed in a ``finally``.
+
+    Building an experiment costs about as much as four full redraws (0.3-0.9 s of CPU); the
+    library and widget tests built each one a dozen times per process.
+    """
+    from widgets import EXPERIMENTS, Player
+
+    cls = EXPERIMENTS[name]
+    exp = _SHARED.get((name, narrow))
+    if exp is None or "scene" in vars(exp) or exp.figure.dpi != cls.dpi:
+        exp = _SHARED[name, narrow] = cls(narrow=narrow)       # first use, or left changed
+        return exp
+    defaults = {c.name: c.value for c in cls.CONTROLS if not isinstance(c, Player)}
+    exp.invalidate()
+    exp.set(**defaults)
+    return exp

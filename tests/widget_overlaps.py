@@ -98,6 +98,19 @@ def _ink(artist, renderer, owner=None, **info) -> Ink | None:
     return Ink(artist, int(x0), int(y0), ink[y0:y1, x0:x1].copy(), owner, **info)
 
 
+_BLANKS: dict = {}
+
+
+def _blank(w: int, h: int, dpi: float) -> RendererAgg:
+    """A renderer of that size, kept for the process: its text metrics (cached by matplotlib
+    per renderer) are measured once, not again for every figure drawn; each artist is drawn
+    on it after a ``clear``, so what it held before does not matter."""
+    key = (w, h, dpi)
+    if key not in _BLANKS:
+        _BLANKS[key] = RendererAgg(w, h, dpi)
+    return _BLANKS[key]
+
+
 @contextlib.contextmanager
 def recording(fig):
     """Record, while the block draws ``fig``, every leaf artist drawn, with its ink
@@ -105,7 +118,7 @@ def recording(fig):
     drawing = Drawing()
     w, h = (int(round(v)) for v in fig.bbox.size)
     drawing.size = (w, h)
-    blank = RendererAgg(w, h, fig.dpi)          # each artist drawn alone here
+    blank = _blank(w, h, fig.dpi)               # each artist drawn alone here
     backgrounds = {id(fig.patch), *(id(ax.patch) for ax in fig.axes)}
     owners: list = []                 # the legend / annotation / axis being drawn
     busy = [0]                        # inside a recorded artist (a text's box, a quiver's parts)

@@ -132,7 +132,12 @@ SAMPLED = "--sampled"
 #: overlap check here: 208 s here, 154 s there; from that run's per-file times, without the
 #: overlap check here (as before) about 153 s and 210 s, and with the figure-text check moved
 #: there (this list) about 188 s and 175 s; measured so (load 10-16): 187 s and 169 s of
-#: CPU (356 s in all), the two processes ending 25 s apart in 19 min of loaded wall time
+#: CPU (356 s in all), the two processes ending 25 s apart in 19 min of loaded wall time.  With
+#: one experiment per test process (tests/widget_helpers.py's ``shared``) and the overlap check's
+#: ends split between its layouts, the same split measured 150.6 s here and 149.5 s there (300 s
+#: in all, load 8-17; before those changes, the same day and machine: 197.7 s and 183.2 s, 381 s,
+#: load 12-19): still even, so kept; tools/run_tests.py --fast then (the control guards' updates
+#: without the widget's PNG too, load 6-14): 137.4 s here and 144.1 s there (281.6 s in all)
 FAST_SPLIT = ["tests/test_widget_controls.py", "tests/test_widget_live.py",
               "tests/test_widget_layout.py", "tests/test_widget_overlaps.py"]
 
