@@ -63,7 +63,14 @@ PROBE = "import json, os, platform, sys; print(json.dumps([os.path.realpath(sys.
 DRAWING_SUITES = ["tests/test_widget_controls.py", "tests/test_widget_live.py",
                   "tests/test_widget_text.py", "tests/test_widget_layout.py",
                   "tests/test_widget_ticks.py", "tests/test_widget_overlaps.py",
-                  "tests/test_widget_readouts.py"]
+                  "tests/test_widget_readouts.py",
+                  # the 2x frames the build draws, live mode's archives of the pinned packages
+                  # (made for Pyodide's CPython 3.12, whichever Python builds them): about a
+                  # fifth of 3.12's sampled tests (issue 34)
+                  "tests/test_dense_frames.py", "tests/test_live_archives.py"]
+#: drawing tests inside files that also test the interpreter's side (tests/test_widgets.py:
+#: a walked experiment's pixels equal a fresh one's), left out with the suites above
+DRAWING_TESTS = ["test_blitting_leaves_no_stale_pixels"]
 DRAWING_STACK = ("import importlib.metadata as m, json; print(json.dumps("
                  "{p: m.version(p) for p in ('numpy', 'matplotlib', 'pillow', 'ipywidgets', 'contourpy')}))")
 
@@ -180,7 +187,8 @@ def _test_one(version, exe, venv, env, log, row, workdir, pins=None, smoke=False
         return {**row, "ok": True, "why": ""}
     same = _drawing_stack(py) == _drawing_stack(sys.executable)
     row["drawing"] = "stage 1's pins: drawing suites not repeated" if same else "own pins: all"
-    skip = [f"--ignore={f}" for f in DRAWING_SUITES] if same else []
+    skip = ([f"--ignore={f}" for f in DRAWING_SUITES]
+            + ["-k", " and ".join(f"not {t}" for t in DRAWING_TESTS)]) if same else []
     rc = subprocess.call([py, *LIBRARY_TESTS, *skip, f"--junitxml={xml}"], **out)
     row["test_s"] = time.perf_counter() - t0
     row["passed"], row["failed"], row["skipped"] = junit_counts(xml) if xml.exists() else (0, 0, 0)
