@@ -394,3 +394,26 @@ AXE_PREPARE_JS = """() => {
   }
   return {math: math, spans: spans};
 }"""
+
+
+#: close every open document of a JupyterLab page: its kernel shut down, its changes dropped
+#: (the copies are never saved), its widget disposed, so the next notebook opened is the only one
+CLOSE_ALL_JS = """async () => {
+    const app = window.jupyterapp;
+    for (const w of Array.from(app.shell.widgets('main'))) {
+        if (w.sessionContext) await w.sessionContext.shutdown();
+        if (w.context && w.context.model) w.context.model.dirty = false;
+        w.dispose();
+    }
+    return true;
+}"""
+
+
+def open_lab(page, lab: str):
+    """JupyterLab (server ``lab``) in ``page``, started afresh (``?reset``) and restored; the
+    page's default timeout 60 s (a loaded core can take tens of seconds to start it)."""
+    page.set_default_timeout(60_000)
+    page.goto(f"{lab}/lab?reset", wait_until="domcontentloaded")
+    page.wait_for_function("() => !!window.jupyterapp", timeout=90_000)
+    page.evaluate("() => window.jupyterapp.restored.then(() => true)")
+    return page

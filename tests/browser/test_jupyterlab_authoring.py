@@ -28,8 +28,8 @@ import shutil
 
 import pytest
 
-from browser_support import (ROOT, JupyterLab, blocked_context, shutdown_kernels, start_run_all,
-                             wait_lab_idle)
+from browser_support import (CLOSE_ALL_JS, ROOT, JupyterLab, blocked_context, open_lab, shutdown_kernels,
+                             start_run_all, wait_lab_idle)
 
 CHAPTERS = ROOT / "book" / "chapters"
 CH01 = "ch01_velocity_field.ipynb"
@@ -58,28 +58,11 @@ def page(lab, browser):
     down.  (Each test loaded JupyterLab again with ``?reset``: tens of seconds of a loaded
     core for the four.)"""
     ctx = blocked_context(browser)
-    p = ctx.new_page()
-    p.set_default_timeout(60_000)
-    p.goto(f"{lab}/lab?reset", wait_until="domcontentloaded")
-    p.wait_for_function("() => !!window.jupyterapp", timeout=90_000)
-    p.evaluate("() => window.jupyterapp.restored.then(() => true)")
+    p = open_lab(ctx.new_page(), lab)
     yield p
     p.close()
     ctx.close()
     assert not ctx.guard.blocked, f"page tried to reach the network: {ctx.guard.blocked}"
-
-
-#: close every open document: its kernel shut down, its changes dropped (the copies are never
-#: saved), its widget disposed
-CLOSE_ALL_JS = """async () => {
-    const app = window.jupyterapp;
-    for (const w of Array.from(app.shell.widgets('main'))) {
-        if (w.sessionContext) await w.sessionContext.shutdown();
-        if (w.context && w.context.model) w.context.model.dirty = false;
-        w.dispose();
-    }
-    return true;
-}"""
 
 
 def _close_all(page, base):

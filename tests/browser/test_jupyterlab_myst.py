@@ -33,7 +33,7 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import (ROOT, JupyterLab, blocked_context, close_in_background,
+from browser_support import (CLOSE_ALL_JS, ROOT, JupyterLab, blocked_context, close_in_background, open_lab,
                              start_run_all, wait_lab_idle)
 
 CHAPTERS = Path(os.environ.get("SB_LAB_MYST_DIR", ROOT / "book" / "chapters"))
@@ -112,26 +112,9 @@ def lab_page(lab, lab_context):
     """One JupyterLab page for every chapter: the application starts once (its start-up, tens of
     seconds of a loaded core, was paid again for each chapter when each had its own page), and
     each chapter is opened in it as a reader opens a file (``docmanager:open``), then closed."""
-    p = lab_context.new_page()
-    p.set_default_timeout(60_000)
-    p.goto(f"{lab}/lab?reset", wait_until="domcontentloaded")
-    p.wait_for_function("() => !!window.jupyterapp", timeout=90_000)
-    p.evaluate("() => window.jupyterapp.restored.then(() => true)")
+    p = open_lab(lab_context.new_page(), lab)
     yield p
     p.close()
-
-
-#: close every open document: its kernel shut down, its changes dropped (the copies are never
-#: saved), its widget disposed (the next chapter is then the only notebook in the page)
-CLOSE_ALL_JS = """async () => {
-    const app = window.jupyterapp;
-    for (const w of Array.from(app.shell.widgets('main'))) {
-        if (w.sessionContext) await w.sessionContext.shutdown();
-        if (w.context && w.context.model) w.context.model.dirty = false;
-        w.dispose();
-    }
-    return true;
-}"""
 
 
 def _wait_rendered(page, timeout=60_000):
