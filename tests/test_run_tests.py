@@ -180,11 +180,12 @@ def test_subset_is_seeded_keeps_its_order_and_what_it_must_keep(monkeypatch):
 
 def test_experiment_command_selects_its_own_file_and_the_registry_tests_for_it():
     cmd = run_tests.experiment_command("bifold_door")       # registry name != module name
-    assert cmd[:4] == [run_tests.PY, "-m", "pytest", "-q"]
-    assert cmd[4] == "tests/test_widget_bifold.py" and cmd[5:-2] == run_tests.REGISTRY_TESTS
+    n = len(run_tests.PYTEST)
+    assert cmd[:n] == run_tests.PYTEST and run_tests.PYTEST[:4] == [run_tests.PY, "-m", "pytest", "-q"]
+    assert cmd[n] == "tests/test_widget_bifold.py" and cmd[n + 1:-2] == run_tests.REGISTRY_TESTS
     assert cmd[-2:] == ["-k", "bifold_door or test_widget_bifold or readme"]
     assert run_tests.SAMPLED not in cmd                      # one experiment runs whole
-    for path in cmd[4:-2]:
+    for path in cmd[n:-2]:
         assert (Path(run_tests.ROOT) / path).is_file(), path
 
 
