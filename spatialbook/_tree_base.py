@@ -1,0 +1,205 @@
+"""The CRBA in base coordinates for many states per call (blocks of states, component first).
+
+The body-by-body CRBA of ``crba.py`` (``_crba``) carries each wrench I^c_j S_j toward the root
+one joint at a time (a turn and a 6x6 product per level: 228 carries for the 44-dof humanoid).
+Here every quantity is expressed once in the coordinates of the base of its subtree (the body
+of a free joint, whose own axes are then its six joint axes, or the world for a root with one
+degree of freedom), so that nothing is carried (Featherstone's RBDA 6.2 in ground coordinates;
+Pinocchio's CRBA does likewise):
+
+    G_i = G_p G_T,i G_J(q_i)                 (4x4 pose of body i: axes R_i, origin p_i)
+    S_i = [R_i z; p_i x R_i z] (revolute),  [0; R_i z] (prismatic)
+    P_i' = G_i P_i G_i^T,   P_i = [[Sigma, h], [h^T, m]],   Sigma = tr(J)/2 1 - J
+    P^c_i = P_i' + sum over children c of P^c_c      (composite: a plain sum, no congruence)
+    F_i = I^c_i S_i = [J w + h x v; w x h + m v]  for S_i = [w; v],  J = tr(Sigma) 1 - Sigma
+    H_ji = H_ij = S_j^T F_i                        (j = i or an ancestor of i)
+
+P is the 4x4 pseudo-inertia (second moments Sigma = integral of r r^T dm about the body's
+origin, first moment h = m c, mass m), which transforms by congruence with the 4x4 pose.  With
+P = W diag(sigma) W^T (eigenvalues: sigma = +-1, or 0 for a massless body), G P G^T is
+(G W) diag(sigma) (G W)^T: G W is linear in the pose (one constant 4x4 product per body),
+and its six distinct entries are dot products of four terms.  A free body's block is its
+composite inertia in its own axes; its row against a body i below it is F_i.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ._tree_aligned import _Aligned
+from ._tree_blocks import _Arena
+from ._tree_kernels import _cos_sin, _matmul
+
+
+class _Base(NamedTuple):
+    """Per-tree constants of the base-coordinate CRBA."""
+    GTt: np.ndarray         # (n, 4, 4) G_T,i^T: Y = G_T^T G_p on poses stored as (4 columns, 3 rows, b)
+    P: np.ndarray           # (n, 4, 4) the pseudo-inertias [[Sigma, h], [h^T, m]] in aligned body axes
+    mass: np.ndarray        # (n, 1) the composite mass of each body's subtree
+    levels: tuple           # bodies by depth, roots first: one-dof bodies only, (bodies, their parents)
+    roots: tuple            # one-dof roots (their pose is G_T G_J: the world is their base)
+    free: tuple             # free bodies (roots; their pose is the identity)
+    revolute: np.ndarray    # (n,) 1.0 for a revolute joint, else 0.0
+    prismatic: np.ndarray   # indices of prismatic bodies
+    q_rev: np.ndarray       # q entries of the revolute joints, and those bodies
+    rev: np.ndarray
+    rev_rows: object        # rev as a slice if consecutive
+    q_pri: np.ndarray
+    rows: tuple             # per one-dof body j: (j, k, v): bodies j..j+k-1 are its subtree, v its qd entry
+    free_rows: tuple        # per free body f: (f, k, v): bodies f+1..f+k its subtree below it, v its first entry
+
+
+_BASE: dict = {}
+
+
+def _base_ready(tree: _Aligned) -> bool:
+    """True if every subtree is a run of consecutive bodies (depth-first numbering), which the
+    rows of H here need; other trees use ``_crba``."""
+    return all(tuple(sub) == tuple(range(sub[0], sub[0] + len(sub))) for sub in tree.subtree)
+
+
+def _base(tree: _Aligned) -> _Base:
+    """The constants of an aligned tree (cached by identity: _Aligned is cached too)."""
+    hit = _BASE.get(id(tree))
+    if hit is not None and hit[0] is tree:
+        return hit[1]
+    n = len(tree.parents)
+    R = np.swapaxes(tree.T[:, :3, :3], 1, 2)             # T = [[R^T, 0], [-R^T [d]x, R^T]]
+    D = -R @ tree.T[:, 3:, :3]                           # [d]x
+    GT = np.zeros((n, 4, 4))
+    GT[:, :3, :3], GT[:, 3, 3] = R, 1.0
+    GT[:, :3, 3] = np.stack((D[:, 2, 1], D[:, 0, 2], D[:, 1, 0]), axis=-1)
+    Ps = np.zeros((n, 4, 4))
+    for i, M in enumerate(tree.I):                       # P = [[tr(J)/2 1 - J, h], [h^T, m]]
+        J, h = M[:3, :3], np.array([M[2, 4], M[0, 5], M[1, 3]])
+        Ps[i, :3, :3] = 0.5 * np.trace(J) * np.eye(3) - J
+        Ps[i, :3, 3] = Ps[i, 3, :3] = h
+        Ps[i, 3, 3] = M[3, 3]
+    mass = tree.I[:, 3, 3].copy()
+    for i in reversed(range(n)):
+        if tree.parents[i] >= 0:
+            mass[tree.parents[i]] += mass[i]
+    depth = [0] * n
+    for i in range(n):
+        depth[i] = depth[tree.parents[i]] + 1 if tree.parents[i] >= 0 else 0
+    levels = []
+    for d in range(1, max(depth) + 1):
+        bodies = np.array([i for i in range(n) if depth[i] == d], dtype=int)
+        levels.append((bodies, np.array([tree.parents[i] for i in bodies], dtype=int)))
+    rev = np.array([i for i in range(n) if not (tree.free[i] or tree.prismatic[i])], dtype=int)
+    pri = np.array([i for i in range(n) if tree.prismatic[i]], dtype=int)
+    rows = tuple((j, len(tree.subtree[j]), tree.iv[j]) for j in range(n) if not tree.free[j])
+    free_rows = tuple((f, len(tree.subtree[f]) - 1, tree.iv[f]) for f in range(n) if tree.free[f])
+    out = _Base(np.ascontiguousarray(np.swapaxes(GT, 1, 2)), Ps, mass[:, None],
+                tuple(levels), tuple(i for i in range(n) if tree.parents[i] < 0 and not tree.free[i]),
+                tuple(i for i in range(n) if tree.free[i]),
+                np.array([0.0 if (tree.free[i] or tree.prismatic[i]) else 1.0 for i in range(n)]),
+                pri, np.array([tree.iq[i] for i in rev], dtype=int), rev,
+                slice(int(rev[0]), int(rev[-1]) + 1) if rev.size and np.array_equal(rev, np.arange(rev[0], rev[-1] + 1)) else None,
+                np.array([tree.iq[i] for i in pri], dtype=int), rows, free_rows)
+    if len(_BASE) > 64:
+        _BASE.clear()
+    _BASE[id(tree)] = (tree, out)
+    return out
+
+
+def _cross(a: np.ndarray, b: np.ndarray, out: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """out = a x b for component-first arrays (3, ...); t scratch shaped like out[0]."""
+    for k, (i, j) in enumerate(((1, 2), (2, 0), (0, 1))):
+        np.multiply(a[i], b[j], out=out[k])
+        out[k] -= np.multiply(a[j], b[i], out=t)
+    return out
+
+
+def _crba_base(tree: _Aligned, q: np.ndarray, arena: _Arena, out: np.ndarray) -> np.ndarray:
+    """H (nv, nv, b) from q (nq, b), written into ``out`` (an (nv, nv, b) block of zeros, as for
+    ``_crba``), in base coordinates (``_base_ready(tree)`` must hold)."""
+    c = _base(tree)
+    n, b = len(tree.parents), q.shape[1]
+    cos, sin = arena("base_cos", n, b), arena("base_sin", n, b)
+    if c.rev.size:
+        if isinstance(c.rev_rows, slice):
+            _cos_sin(q[c.q_rev], cos[c.rev_rows], sin[c.rev_rows])
+        else:
+            cr, sr = arena("base_cr", c.rev.size, b), arena("base_sr", c.rev.size, b)
+            _cos_sin(q[c.q_rev], cr, sr)
+            cos[c.rev], sin[c.rev] = cr, sr
+    G = arena("base_G", n, 4, 3, b)                      # G[i, l]: column l of [R_i p_i] (3, b)
+    sy, sx = arena("base_sy", 3, b), arena("base_sx", 3, b)
+    for i in range(n):
+        p = tree.parents[i]
+        if tree.free[i]:                                 # a free body is its subtree's base
+            G[i] = 0.0
+            G[i, 0, 0], G[i, 1, 1], G[i, 2, 2] = 1.0, 1.0, 1.0
+            continue
+        if p < 0:                                        # a one-dof root: the world is its base
+            G[i] = c.GTt[i, :, :3, None]
+        else:                                            # G_p G_T: (4, 4) @ (4, 3b)
+            _matmul(c.GTt[i], G[p].reshape(4, 3 * b), G[i].reshape(4, 3 * b))
+        if tree.prismatic[i]:                            # then G_J: slide along z, p' = p + q z
+            G[i, 3] += np.multiply(q[tree.iq[i]], G[i, 2], out=sy)
+            continue
+        x, y, ci, si = G[i, 0], G[i, 1], cos[i], sin[i]  # or turn columns 0, 1 by q about z
+        np.multiply(si, y, out=sy)
+        np.multiply(si, x, out=sx)
+        x *= ci
+        x += sy                                          # x' = c x + s y
+        y *= ci
+        y -= sx                                          # y' = c y - s x
+    N = arena("base_N", n, 4, 3, b)                      # N = P G^T: column l of [Sigma' h'] is sum_l G_l N_l
+    np.matmul(c.P, G.reshape(n, 4, 3 * b), out=N.reshape(n, 4, 3 * b))
+    C = arena("base_C", 9, n, b)                         # [Sxx Syy Szz Sxy Sxz Syz hx hy hz], component first
+    for k, (u, w) in enumerate(((0, 0), (1, 1), (2, 2), (0, 1), (0, 2), (1, 2))):
+        np.einsum("nlb,nlb->nb", G[:, :, u], N[:, :, w], out=C[k])
+    C[6:] = np.swapaxes(N[:, 3], 0, 1)                   # h' = G P e_4
+    for i in reversed(range(n)):                         # composite: leaves first, a plain sum
+        p = tree.parents[i]
+        if p >= 0:
+            C[:, p] += C[:, i]
+    S, F = arena("base_S", 6, n, b), arena("base_F", 6, n, b)
+    t, pos = arena("base_t", n, b), arena("base_pos", 3, n, b)
+    w, v = S[:3], S[3:]
+    w[...] = np.swapaxes(G[:, 2], 0, 1)                  # revolute: S = [R z; p x R z]
+    pos[...] = np.swapaxes(G[:, 3], 0, 1)
+    _cross(pos, w, v, t)
+    if c.prismatic.size:                                 # prismatic: S = [0; R z]
+        v[:, c.prismatic] = w[:, c.prismatic]
+        w[:, c.prismatic] = 0.0
+    Sig, h = C[:6], C[6:]
+    nn, ff = F[:3], F[3:]
+    _cross(h, v, nn, t)                                  # n = h x v + tr(Sigma) w - Sigma w
+    tr = np.add(Sig[0], Sig[1], out=arena("base_tr", n, b))
+    tr += Sig[2]
+    for k, (d, o1, o2) in enumerate(((0, (3, 1), (4, 2)), (1, (3, 0), (5, 2)), (2, (4, 0), (5, 1)))):
+        e = nn[k]
+        np.subtract(tr, Sig[d], out=pos[0])
+        e += np.multiply(pos[0], w[k], out=t)
+        e -= np.multiply(Sig[o1[0]], w[o1[1]], out=t)
+        e -= np.multiply(Sig[o2[0]], w[o2[1]], out=t)
+    _cross(w, h, ff, t)                                  # f = w x h + m v
+    ff += np.multiply(c.mass, v, out=pos)
+    H = out
+    for j, k, iv in c.rows:                              # H_ji = S_j^T F_i over j's subtree
+        np.einsum("ckb,cb->kb", F[:, j:j + k], S[:, j], out=H[iv, iv:iv + k])
+        if k > 1:
+            H[iv + 1:iv + k, iv] = H[iv, iv + 1:iv + k]
+    for f, k, iv in c.free_rows:                         # S = E: the composite inertia, then F_i
+        Sg, hf, mf = C[:6, f], C[6:, f], float(c.mass[f, 0])
+        B6 = H[iv:iv + 6, iv:iv + 6]
+        np.add(Sg[1], Sg[2], out=B6[0, 0])               # J = tr(Sigma) 1 - Sigma
+        np.add(Sg[0], Sg[2], out=B6[1, 1])
+        np.add(Sg[0], Sg[1], out=B6[2, 2])
+        for (a, e), s in zip(((0, 1), (0, 2), (1, 2)), (3, 4, 5)):
+            np.negative(Sg[s], out=B6[a, e])
+            B6[e, a] = B6[a, e]
+        for (a, e), val in (((0, 4), -hf[2]), ((0, 5), hf[1]), ((1, 3), hf[2]), ((1, 5), -hf[0]),
+                            ((2, 3), -hf[1]), ((2, 4), hf[0])):
+            B6[a, e] = val                               # [h]x upper right, its transpose lower left
+            B6[e, a] = val
+        B6[3, 3] = B6[4, 4] = B6[5, 5] = mf
+        if k:
+            H[iv:iv + 6, iv + 6:iv + 6 + k] = F[:, f + 1:f + 1 + k]
+            H[iv + 6:iv + 6 + k, iv:iv + 6] = np.swapaxes(F[:, f + 1:f + 1 + k], 0, 1)
+    return H
