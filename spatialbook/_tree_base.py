@@ -1,25 +1,25 @@
-"""The CRBA in base coordinates for many states per call (blocks of states, component first).
+"""The CRBA in base coordinates, for many states per call (blocks of states, states last).
 
-The body-by-body CRBA of ``crba.py`` (``_crba``) carries each wrench I^c_j S_j toward the root
-one joint at a time (a turn and a 6x6 product per level: 228 carries for the 44-dof humanoid).
-Here every quantity is expressed once in the coordinates of the base of its subtree (the body
-of a free joint, whose own axes are then its six joint axes, or the world for a root with one
-degree of freedom), so that nothing is carried (Featherstone's RBDA 6.2 in ground coordinates;
-Pinocchio's CRBA does likewise):
+The body-by-body CRBA of ``crba.py`` (``_crba``) carries each wrench I^c_i S_i toward the root
+one joint at a time (a turn and a 6x6 product per joint passed: 228 carries for the 44-dof
+humanoid).  Here every quantity is expressed once in the coordinates of the base of its subtree
+(the body of a free joint, whose own axes are its six joint axes, or the world for a root with
+one degree of freedom), so that nothing is carried and composite inertias are plain sums
+(RBDA section 6.2 in ground coordinates; Pinocchio's CRBA works likewise):
 
-    G_i = G_p G_T,i G_J(q_i)                 (4x4 pose of body i: axes R_i, origin p_i)
-    S_i = [R_i z; p_i x R_i z] (revolute),  [0; R_i z] (prismatic)
-    P_i' = G_i P_i G_i^T,   P_i = [[Sigma, h], [h^T, m]],   Sigma = tr(J)/2 1 - J
-    P^c_i = P_i' + sum over children c of P^c_c      (composite: a plain sum, no congruence)
-    F_i = I^c_i S_i = [J w + h x v; w x h + m v]  for S_i = [w; v],  J = tr(Sigma) 1 - Sigma
-    H_ji = H_ij = S_j^T F_i                        (j = i or an ancestor of i)
+    G_i = G_p G_T,i G_J(q_i)           (3x4 pose [R_i p_i] of body i in base coordinates)
+    S_i = [R_i z; p_i x R_i z]          (revolute; prismatic [0; R_i z])
+    P_i' = G_i P_i G_i^T                (P = [[Sigma, h], [h^T, m]]: the pseudo-inertia)
+    P^c_i = P_i' + sum over children c of P^c_c
+    F_i = I^c_i S_i = [J w + h x v; w x h + m v]   for S_i = [w; v], J = tr(Sigma) 1 - Sigma
+    H_ji = H_ij = S_j^T F_i             (j = i or an ancestor of i)
 
-P is the 4x4 pseudo-inertia (second moments Sigma = integral of r r^T dm about the body's
-origin, first moment h = m c, mass m), which transforms by congruence with the 4x4 pose.  With
-P = W diag(sigma) W^T (eigenvalues: sigma = +-1, or 0 for a massless body), G P G^T is
-(G W) diag(sigma) (G W)^T: G W is linear in the pose (one constant 4x4 product per body),
-and its six distinct entries are dot products of four terms.  A free body's block is its
-composite inertia in its own axes; its row against a body i below it is F_i.
+The pseudo-inertia of a body about its origin holds its second moments Sigma = integral of
+r r^T dm = tr(J)/2 1 - J (kg m^2), its first moment h = m c (kg m) and its mass m (kg); unlike
+the 6x6 spatial inertia it changes frame by a congruence with the 4x4 pose, so that
+Sigma' = G P G^T (rows u, w: G_u . (P G^T)_w, four terms each) and h' = G P e_4.  A free
+body's own block of H is its composite inertia in its own axes; its block against a body i
+below it is F_i (six rows).  Units as ``mass_matrix``: kg m^2, kg m, kg.
 """
 
 from __future__ import annotations
@@ -30,25 +30,19 @@ import numpy as np
 
 from ._tree_aligned import _Aligned
 from ._tree_blocks import _Arena
-from ._tree_kernels import _cos_sin, _matmul
+from ._tree_kernels import _cos_sin
 
 
 class _Base(NamedTuple):
-    """Per-tree constants of the base-coordinate CRBA."""
-    GTt: np.ndarray         # (n, 4, 4) G_T,i^T: Y = G_T^T G_p on poses stored as (4 columns, 3 rows, b)
+    """Per-tree constants of ``_crba_base``."""
+    GTt: np.ndarray         # (n, 4, 4) G_T,i^T (4x4 pose of joint frame i in its parent's axes, transposed)
     P: np.ndarray           # (n, 4, 4) the pseudo-inertias [[Sigma, h], [h^T, m]] in aligned body axes
-    mass: np.ndarray        # (n, 1) the composite mass of each body's subtree
-    levels: tuple           # bodies by depth, roots first: one-dof bodies only, (bodies, their parents)
-    roots: tuple            # one-dof roots (their pose is G_T G_J: the world is their base)
-    free: tuple             # free bodies (roots; their pose is the identity)
-    revolute: np.ndarray    # (n,) 1.0 for a revolute joint, else 0.0
-    prismatic: np.ndarray   # indices of prismatic bodies
-    q_rev: np.ndarray       # q entries of the revolute joints, and those bodies
-    rev: np.ndarray
-    rev_rows: object        # rev as a slice if consecutive
-    q_pri: np.ndarray
-    rows: tuple             # per one-dof body j: (j, k, v): bodies j..j+k-1 are its subtree, v its qd entry
-    free_rows: tuple        # per free body f: (f, k, v): bodies f+1..f+k its subtree below it, v its first entry
+    mass: np.ndarray        # (n, 1) the mass of each body's subtree, kg
+    prismatic: np.ndarray   # the prismatic bodies
+    rev: np.ndarray         # the revolute bodies, as a slice if consecutive
+    q_rev: np.ndarray       # their entries in q
+    rows: tuple             # per one-dof body j: (j, k, v): bodies j..j+k-1 are its subtree, v its entry of qd
+    free_rows: tuple        # per free body f: (f, k, v): bodies f+1..f+k are below it, v its first entry
 
 
 _BASE: dict = {}
@@ -81,24 +75,14 @@ def _base(tree: _Aligned) -> _Base:
     for i in reversed(range(n)):
         if tree.parents[i] >= 0:
             mass[tree.parents[i]] += mass[i]
-    depth = [0] * n
-    for i in range(n):
-        depth[i] = depth[tree.parents[i]] + 1 if tree.parents[i] >= 0 else 0
-    levels = []
-    for d in range(1, max(depth) + 1):
-        bodies = np.array([i for i in range(n) if depth[i] == d], dtype=int)
-        levels.append((bodies, np.array([tree.parents[i] for i in bodies], dtype=int)))
     rev = np.array([i for i in range(n) if not (tree.free[i] or tree.prismatic[i])], dtype=int)
-    pri = np.array([i for i in range(n) if tree.prismatic[i]], dtype=int)
-    rows = tuple((j, len(tree.subtree[j]), tree.iv[j]) for j in range(n) if not tree.free[j])
-    free_rows = tuple((f, len(tree.subtree[f]) - 1, tree.iv[f]) for f in range(n) if tree.free[f])
+    consecutive = rev.size and np.array_equal(rev, np.arange(rev[0], rev[-1] + 1))
     out = _Base(np.ascontiguousarray(np.swapaxes(GT, 1, 2)), Ps, mass[:, None],
-                tuple(levels), tuple(i for i in range(n) if tree.parents[i] < 0 and not tree.free[i]),
-                tuple(i for i in range(n) if tree.free[i]),
-                np.array([0.0 if (tree.free[i] or tree.prismatic[i]) else 1.0 for i in range(n)]),
-                pri, np.array([tree.iq[i] for i in rev], dtype=int), rev,
-                slice(int(rev[0]), int(rev[-1]) + 1) if rev.size and np.array_equal(rev, np.arange(rev[0], rev[-1] + 1)) else None,
-                np.array([tree.iq[i] for i in pri], dtype=int), rows, free_rows)
+                np.array([i for i in range(n) if tree.prismatic[i]], dtype=int),
+                slice(int(rev[0]), int(rev[-1]) + 1) if consecutive else rev,
+                np.array([tree.iq[i] for i in rev], dtype=int),
+                tuple((j, len(tree.subtree[j]), tree.iv[j]) for j in range(n) if not tree.free[j]),
+                tuple((f, len(tree.subtree[f]) - 1, tree.iv[f]) for f in range(n) if tree.free[f]))
     if len(_BASE) > 64:
         _BASE.clear()
     _BASE[id(tree)] = (tree, out)
@@ -144,41 +128,53 @@ class _Carve:
 
 def _crba_base(tree: _Aligned, q: np.ndarray, arena: _Arena, out: np.ndarray) -> np.ndarray:
     """H (nv, nv, b) from q (nq, b), written into ``out`` (an (nv, nv, b) block of zeros, as for
-    ``_crba``), in base coordinates (``_base_ready(tree)`` must hold)."""
+    ``_crba``), by the equations of the module docstring; ``_base_ready(tree)`` must hold.
+
+    H_ij = S_i^T I^c_j S_j for i above or at j, in the base coordinates of the subtree (m for
+    positions, kg m^2 / kg m / kg for H as ``mass_matrix``).  The bifold door of ``mass_matrix``,
+    folded by 90 degrees (one state: q is (nq, 1)):
+
+    >>> import numpy as np, spatialbook as sb
+    >>> from spatialbook._tree_aligned import _aligned
+    >>> from spatialbook._tree_blocks import _Arena
+    >>> I_O = sb.spatial_inertia(sb.DOOR["mass"], sb.DOOR["com"], sb.DOOR["inertia_com"])
+    >>> X_T2 = sb.motion_transform(np.eye(3), [sb.DOOR["width"], 0, 0])
+    >>> bifold = _aligned(sb.Tree([-1, 0], [np.eye(6), X_T2], [[0, 0, 1, 0, 0, 0]] * 2, [I_O, I_O]))
+    >>> _crba_base(bifold, np.array([[0.3], [np.pi / 2]]), _Arena(), np.zeros((2, 2, 1)))[..., 0].round(6)
+    array([[2.133333, 0.426667],
+           [0.426667, 0.426667]])
+    """
     c = _base(tree)
     n, b = len(tree.parents), q.shape[1]
     arena = _Carve(arena("base", _SCRATCH * n * b + 8 * b))   # one buffer: fresh pages come in a few huge pages
     cos, sin = arena("base_cos", n, b), arena("base_sin", n, b)
-    if c.rev.size:
-        if isinstance(c.rev_rows, slice):
-            _cos_sin(q[c.q_rev], cos[c.rev_rows], sin[c.rev_rows])
-        else:
-            cr, sr = arena("base_cr", c.rev.size, b), arena("base_sr", c.rev.size, b)
-            _cos_sin(q[c.q_rev], cr, sr)
-            cos[c.rev], sin[c.rev] = cr, sr
+    if isinstance(c.rev, slice):                         # cos q, sin q of the revolute joints
+        _cos_sin(q[c.q_rev], cos[c.rev], sin[c.rev])
+    elif c.rev.size:
+        cr, sr = arena("base_cr", c.q_rev.size, b), arena("base_sr", c.q_rev.size, b)
+        _cos_sin(q[c.q_rev], cr, sr)
+        cos[c.rev], sin[c.rev] = cr, sr
     G = arena("base_G", n, 4, 3, b)                      # G[i, l]: column l of [R_i p_i] (3, b)
-    sy, sx = arena("base_sy", 3, b), arena("base_sx", 3, b)
+    turn = arena("base_turn", 2, 3, b)
     for i in range(n):
-        p = tree.parents[i]
+        p, Gi = tree.parents[i], G[i]
         if tree.free[i]:                                 # a free body is its subtree's base
-            G[i] = 0.0
-            G[i, 0, 0], G[i, 1, 1], G[i, 2, 2] = 1.0, 1.0, 1.0
+            Gi[...] = 0.0
+            Gi[0, 0], Gi[1, 1], Gi[2, 2] = 1.0, 1.0, 1.0
             continue
-        if p < 0:                                        # a one-dof root: the world is its base
-            G[i] = c.GTt[i, :, :3, None]
+        if p < 0 or tree.free[p]:                        # on the base: G_T itself
+            Gi[...] = c.GTt[i, :, :3, None]
         else:                                            # G_p G_T: (4, 4) @ (4, 3b)
-            _matmul(c.GTt[i], G[p].reshape(4, 3 * b), G[i].reshape(4, 3 * b))
+            np.matmul(c.GTt[i], G[p].reshape(4, 3 * b), out=Gi.reshape(4, 3 * b))
         if tree.prismatic[i]:                            # then G_J: slide along z, p' = p + q z
-            G[i, 3] += np.multiply(q[tree.iq[i]], G[i, 2], out=sy)
+            Gi[3] += np.multiply(q[tree.iq[i]], Gi[2], out=turn[0])
             continue
-        x, y, ci, si = G[i, 0], G[i, 1], cos[i], sin[i]  # or turn columns 0, 1 by q about z
-        np.multiply(si, y, out=sy)
-        np.multiply(si, x, out=sx)
-        x *= ci
-        x += sy                                          # x' = c x + s y
-        y *= ci
-        y -= sx                                          # y' = c y - s x
-    N = arena("base_N", n, 4, 3, b)                      # N = P G^T: column l of [Sigma' h'] is sum_l G_l N_l
+        xy = Gi[:2]                                      # or turn columns 0, 1 by q about z:
+        np.multiply(xy[::-1], sin[i], out=turn)          # [s y, s x]
+        xy *= cos[i]
+        xy[0] += turn[0]                                 # x' = c x + s y
+        xy[1] -= turn[1]                                 # y' = c y - s x
+    N = arena("base_N", n, 4, 3, b)                      # N = P G^T: Sigma'_uw = sum_l G[l, u] N[l, w]
     np.matmul(c.P, G.reshape(n, 4, 3 * b), out=N.reshape(n, 4, 3 * b))
     Cb = arena("base_Cb", n, 9, b)                       # [Sxx Syy Szz Sxy Sxz Syz hx hy hz] per body
     for k, (u, w) in enumerate(((0, 0), (1, 1), (2, 2), (0, 1), (0, 2), (1, 2))):
