@@ -2,7 +2,9 @@
 
 Composite inertias I^c_p += X_i^T I^c_i X_i (the congruence of chapter 6), leaves first; then
 H_ii = S_i^T I^c_i S_i and, along the path to the root, H_ji = H_ij = S_j^T (X^T ... I^c_i S_i).
-A free joint's 6x6 block is the composite inertia of everything beyond it.
+A free joint's 6x6 block is the composite inertia of everything beyond it.  For many states of a
+deep tree the same H is found in base coordinates instead (``_tree_base.py``: composite
+inertias summed without a change of frame, H_ij = S_i^T I^c_j S_j with nothing carried).
 """
 
 from __future__ import annotations
