@@ -105,9 +105,10 @@ def _cross(a: np.ndarray, b: np.ndarray, out: np.ndarray, t: np.ndarray) -> np.n
 
 
 #: Scratch numbers per body and state of ``_crba_base`` (cut from one buffer by ``_Carve``).
-_SCRATCH = 46
-#: Scratch numbers per block of ``_crba_base``: 16 MB (measured on the 44-dof humanoid, CPU time
-#: per state, load 7-8: 8.4 us at 768 and 1536 states per block, 8.6 at 1024, 9.6 at 2048).
+_SCRATCH = 38
+#: Scratch numbers per block of ``_crba_base``: 16 MB, 1408 states of the 44-dof humanoid
+#: (measured there, CPU time per state, load 6-8: 768 to 1536 states per block alike within the
+#: noise, 8.4-8.6 us; 512 and 2048 slower, 9.0 and 9.6 us).
 _BASE_SCRATCH = 2**21
 
 
@@ -194,7 +195,9 @@ def _crba_base(tree: _Aligned, q: np.ndarray, arena: _Arena, out: np.ndarray) ->
             Cb[p] += Cb[i]
     C = N.reshape(-1)[:9 * n * b].reshape(9, n, b)       # the same, component first (N is done with)
     C[...] = np.swapaxes(Cb, 0, 1)
-    S, t, pos = arena("base_S", 6, n, b), arena("base_t", n, b), arena("base_pos", 3, n, b)
+    pos = arena("base_pos", 3, n, b)
+    S = Cb.reshape(-1)[:6 * n * b].reshape(6, n, b)      # (Cb is done with)
+    t = Cb.reshape(-1)[6 * n * b:7 * n * b].reshape(n, b)
     w, v = S[:3], S[3:]
     w[...] = np.swapaxes(G[:, 2], 0, 1)                  # revolute: S = [R z; p x R z]
     pos[...] = np.swapaxes(G[:, 3], 0, 1)
@@ -206,7 +209,7 @@ def _crba_base(tree: _Aligned, q: np.ndarray, arena: _Arena, out: np.ndarray) ->
     F = G.reshape(-1)[:6 * n * b].reshape(6, n, b)       # (G is done with)
     nn, ff = F[:3], F[3:]
     _cross(h, v, nn, t)                                  # n = h x v + tr(Sigma) w - Sigma w
-    tr = np.add(Sig[0], Sig[1], out=arena("base_tr", n, b))
+    tr = np.add(Sig[0], Sig[1], out=cos)                 # (cos is done with)
     tr += Sig[2]
     for k, (d, o1, o2) in enumerate(((0, (3, 1), (4, 2)), (1, (3, 0), (5, 2)), (2, (4, 0), (5, 1)))):
         e = nn[k]
