@@ -29,15 +29,16 @@ state per call at most 50x pin.rnea.  Both wall-clock and CPU-time ratios are pr
 the rounds each); the verdict is on wall time, and the load average is printed beside them,
 because on a shared machine wall time also counts other work.
 
-Measured (2 shared cores, 10^4 states; sb / Pinocchio, wall then CPU), 5 December 2026, two
-runs at load average 6.7 and 8.4: tau 0.39 / 0.60 and 0.73 / 0.67, H 0.88 / 0.92 and
-0.93 / 0.95, qdd (ABA) 0.84 / 0.87 and 1.02 / 0.96, qdd by CRBA + solve 3.06 / 2.33 and
-2.57 / 2.37, one state per call 30x / 34x and 36x / 39x pin.rnea; peak memory tau 54 MB,
+Measured (2 shared cores, 10^4 states; sb / Pinocchio, wall then CPU), 5 December 2026, five
+runs at load average 6.7, 8.4, 9.2, 10.6 and 11.4: H 0.88 / 0.92, 0.93 / 0.95, 1.18 / 1.04,
+0.94 / 0.99, 1.07 / 1.03 (met in three; CPU 0.92-1.04, rising with the load); tau 0.39-0.73 /
+0.60-0.67; qdd (ABA) 0.84-1.16 / 0.87-0.99 (wall missed twice); qdd by CRBA + solve
+2.3-3.3 / 2.3-2.4; one state per call 30-40x / 34-39x pin.rnea; peak memory tau 54 MB,
 H 176 MB (H itself 155 MB), qdd 112 MB.  CPU ratios are the steadier (wall time also counts
 other sessions' work).  H is found in base coordinates for a tree this deep
 (``spatialbook/_tree_base.py``); the version that carried each wrench I^c S toward the root
-joint by joint measured 1.41 by CPU in the run between those two (1.37-1.49 before).  Where H's
-CPU time goes now (per state, blocks of 1162 states, load ~8.5; 8.3 us in all): the result's
+joint by joint measured 1.35 and 1.41 by CPU in runs alternating with these (1.37-1.49
+before).  Where H's CPU time goes now (per state, load ~8.5, 8.3 us in all): the result's
 155 MB of fresh pages and writing its entries 3.0 us (the rows S_j . F_i among them), cos/sin
 0.85 us, poses 1.3 us, pseudo-inertias in base coordinates 1.45 us, composite sums 0.4 us,
 S_i and F_i = I^c_i S_i 1.3 us.
