@@ -70,6 +70,8 @@ def write_config(root: Path, dest: Path) -> Path:
     sphinx = config.setdefault("sphinx", {})
     sphinx["local_extensions"] = {name: str((root / path).resolve())
                                   for name, path in (sphinx.get("local_extensions") or {}).items()}
+    # the code-drawn text (answer boxes, players, live and lite bars) from its own catalogue
+    sphinx["local_extensions"]["zh_strings"] = str((root / "tools").resolve())
     conf = sphinx.setdefault("config", {})
     conf["language"] = LANG
     # relative to zh/_static/: the English site's copy (tools/sb_offline_assets.py)
