@@ -333,8 +333,10 @@ def shown_strings(body: str) -> list[tuple[str, str]]:
         for m in _ATTR.finditer(piece):
             found.append((m.group(2), htmllib.unescape(m.group(3))))
         for m in re.finditer(r'\sonclick="([^"]*)"', piece):
-            found.extend(("script", s) for s in _js_literals(htmllib.unescape(m.group(1)))
-                      if _message_like(s))
+            click = htmllib.unescape(m.group(1))
+            found.extend(("script", s) for s in _js_literals(click) if _message_like(s))
+            found.extend(("script", p) for p, q, places in JS_MESSAGES
+                         if js_regex(p, q, places).search(click))
         return piece
 
     def script(piece: str) -> str:
@@ -346,17 +348,30 @@ def shown_strings(body: str) -> list[tuple[str, str]]:
                              if p.strip() and not p.startswith("<"))
         rest = _READOUTS.sub("", piece)
         found.extend(("script", s) for s in _js_literals(rest) if _message_like(s))
+        found.extend(("script", p.replace("\\'", "'")) for p, q, places in JS_MESSAGES
+                     if js_regex(p, q, places).search(rest))      # one-word ones too
         return piece
 
     _walk(body, text, tag, script)
     return found
 
 
+def english_run(text: str) -> bool:
+    """Whether ``text`` has two English words in a row (a translation's place filled with
+    untranslated English: "实验在不同 a planted label 下的...")."""
+    for run in re.finditer(r"[A-Za-z']+(?:[ ,]+[A-Za-z']+)+", text):
+        words = [w for w in re.findall(r"[A-Za-z']+", run.group(0)) if needs_translation(w)]
+        if len(words) >= 2:
+            return True
+    return False
+
+
 def english_in_page(page: str, body: str) -> list[str]:
-    """The check of a Chinese page: each code-drawn string with English words and no Chinese."""
+    """The check of a Chinese page: each code-drawn string with English words and no Chinese,
+    or with two English words in a row beside its Chinese."""
     out, seen = [], set()
     for where, t in shown_strings(body):
-        if needs_translation(t) and (where, t) not in seen:
+        if (needs_translation(t) or english_run(t)) and (where, t) not in seen:
             seen.add((where, t))
             out.append(f"{page}: code-drawn {where} in English: {t[:80]!r}")
     return out

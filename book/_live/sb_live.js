@@ -656,5 +656,5 @@
     });
   }
 
-  window.sbLive = { start: start, boot: boot, warm: warm, cold: cold, experiments: experiments };
+  window.sbLive = { start: start, boot: boot, warm: warm, cold: cold, experiments: experiments, tr: tr };
 })();
