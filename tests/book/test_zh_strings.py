@@ -193,7 +193,10 @@ def test_the_tiny_books_chinese_answer_box(tmp_path):
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     (book / "chapters").mkdir()
     nbformat.write(nb, book / "chapters" / "box.ipynb")
-    (book / "locale" / "zh_CN").mkdir(parents=True)
+    po = book / "locale" / "zh_CN" / "LC_MESSAGES" / "chapters" / "box.po"
+    po.parent.mkdir(parents=True)          # a page catalogue: the Chinese edition is built
+    po.write_text('msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=utf-8\\n"\n\n'
+                  'msgid "Box"\nmsgstr "答题框"\n', encoding="utf-8")
     shutil.copy(zh_strings.CATALOGUE, book / "locale" / "zh_CN" / "code_strings.po")
     assert build_book.build(root, quiet=True) == 0
     html = book / "_build" / "html"
