@@ -267,10 +267,10 @@ def html_problems(html_dir: Path, book: Path) -> list[str]:
         if '<html lang="zh-CN"' not in text:
             problems.append(f"{page}: the page is not marked lang=\"zh-CN\"")
         problems += text_problems(page, text)
-    return problems + code_string_problems(html_dir)
+    return problems + code_string_problems(html_dir, book)
 
 
-def code_string_problems(html_dir: Path) -> list[str]:
+def code_string_problems(html_dir: Path, book: Path = ROOT / "book") -> list[str]:
     """Every Chinese page (finished or not): no code-drawn string in English (an answer box's
     question, label, button or message, a player's label, readout or picture description, a
     live or lite bar's text: ``tools/zh_strings.py``), and the code strings' catalogue complete."""
@@ -278,7 +278,8 @@ def code_string_problems(html_dir: Path) -> list[str]:
     from zh_strings import english_in_page
 
     zh = html_dir / SUBDIR
-    problems = list(catalogue_problems())
+    catalogue = book / "locale" / LANG / "code_strings.po"
+    problems = list(catalogue_problems(catalogue)) if catalogue.is_file() else []
     for path in sorted(zh.rglob("*.html")):
         page = str(path.relative_to(zh).with_suffix(""))
         if page.split("/")[0] in ("_static", "_sources"):

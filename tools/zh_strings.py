@@ -554,7 +554,7 @@ def check(path: Path = CATALOGUE) -> list[str]:
     entries, _, fuzzy = load(path)
     problems = []
     if not entries:
-        problems.append(f"{path.relative_to(ROOT)}: no code strings (run tools/zh_strings.py update)")
+        problems.append(f"{path}: no code strings (run tools/zh_strings.py update)")
     for english, chinese in entries.items():
         if not chinese:
             why = "changed since translated" if fuzzy.get(english) else "not translated"
