@@ -485,6 +485,11 @@ def update(html_dir: Path) -> int:
     entries, _, fuzzy = load()
     found = sources(html_dir)
     cat = Catalog(locale=LANG, project="spatialbook code strings", fuzzy=False)
+    if CATALOGUE.is_file():                       # no churn in the header of an unchanged file
+        from babel.messages.pofile import read_po
+
+        with CATALOGUE.open("rb") as f:
+            cat.creation_date = read_po(f, locale=LANG).creation_date
     for text in sorted(found, key=lambda t: (sorted(found[t])[0], t)):
         cat.add(text, entries.get(text, ""),
                 auto_comments=["used by: " + ", ".join(sorted(found[text]))],
