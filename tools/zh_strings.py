@@ -445,6 +445,9 @@ STATIC = (
     "This chapter's code imports {packages}, which do not run in the browser: edit and run it "
     "in JupyterLab (",
     "); the experiments on this page still run live.",
+    # a build whose live mode could not be staged (tools/live_pages.py _NOTE)
+    "Live mode is not available in this build (the Pyodide distribution could not be fetched "
+    "when the book was built); the precomputed frames below work without it.",
     # players whose readout is one line of text (ch02's probe sweep, E5's readout_text)
     "reference point P = {P} m: V_P = [ω; v_P] = {omega} rad/s; {v} m/s",
     "{path} probe: dv_P/dt = {a}, ω×u = {b}, (A_P)_lin = {c}, d(v_P^c)/dt = {d} m/s²",

@@ -84,6 +84,12 @@ def test_the_scripts_messages_are_still_their_sources():
                + lite_pages.bar("p", lambda name, resource=1: name))
     for pattern, quote, places in zh_strings.JS_MESSAGES:
         assert zh_strings.js_regex(pattern, quote, places).search(scripts), pattern
+    # the bars' texts shown only in some builds, and the chapters that cannot run in the browser
+    cat = zh_strings.catalogue()
+    for body in (f'<div class="sb-frame-player">{live_pages._NOTE}</div>',
+                 lite_pages.no_lite_bar(["mujoco"], True), lite_pages.no_lite_bar(["a", "b"], False)):
+        assert zh_strings.english_in_page("p", body)
+        assert zh_strings.english_in_page("p", zh_strings.translate_body(body, cat)) == [], body
 
 
 def test_live_modes_texts_are_in_its_scripts():
