@@ -154,7 +154,7 @@ def check_answer_boxes(page) -> list[str]:
         inp.fill(right)
         box.locator("button").click()
         if box.get_attribute("data-result") != "right" or \
-                not box.locator(".sb-status").inner_text().startswith("Right"):
+                not box.locator(".sb-status").inner_text().startswith(("Right", "正确")):
             problems.append(f"answer box {i}: the right answer {right!r} was not accepted")
         if vector:  # last component wrong, space-separated
             wrong = " ".join(map(repr, expected[:-1] + [expected[-1] + 10 * tol + 1.0]))
