@@ -325,11 +325,13 @@ self.onmessage = async function (ev) {
     var t0 = performance.now();
     if (msg.type === "create") {
       if (handles[msg.id] !== undefined) { live.close(handles[msg.id]); }
-      var info = JSON.parse(live.create(msg.name, !!msg.narrow, "{}", msg.scale || 1));
+      // the frame on screen's values first, so that the experiment is drawn once at them
+      // (built at its defaults, then set: one scene and one blit fewer than an update after)
+      var values = onScreen(msg.values || {}, msg.swept, JSON.parse(live.controls(msg.name)));
+      var info = JSON.parse(live.create(msg.name, !!msg.narrow, JSON.stringify(values), msg.scale || 1));
       handles[msg.id] = info.handle;
-      var values = onScreen(msg.values || {}, msg.swept, info.controls);
-      var out = JSON.parse(live.update(info.handle, JSON.stringify(values)));
-      info.values = JSON.parse(live.values(info.handle));
+      var out = info.frame;
+      delete info.frame;
       await frame(msg.id, out, info.handle, { info: info, pythonMs: performance.now() - t0 });
     } else if (msg.type === "close") {
       if (handles[msg.id] !== undefined) { live.close(handles[msg.id]); delete handles[msg.id]; }
