@@ -280,8 +280,7 @@ const worker = fs.readFileSync(path.join(live, "sb_worker.js"), "utf8");
 const BOOT = (0, eval)(worker.match(/var BOOT = (\[[\s\S]*?\n\]);/)[1]);
 let L;
 for (const part of BOOT) { L = py.runPython(part[1].join("\n")); lap("imports: " + part[0]); }
-const specs = JSON.parse(L.controls(name));
-const info = JSON.parse(L.create(name, false, "{}", 1));
+const info = JSON.parse(L.create(name, false, "{}", 1)), specs = info.controls;
 lap("first drawing (create at the defaults)");
 let s = 1;
 const rnd = () => (s = (s * 16807) % 2147483647) / 2147483647;
