@@ -328,7 +328,8 @@ self.onmessage = async function (ev) {
       // the frame on screen's values first, so that the experiment is drawn once at them
       // (built at its defaults, then set: one scene and one blit fewer than an update after)
       var values = onScreen(msg.values || {}, msg.swept, JSON.parse(live.controls(msg.name)));
-      var info = JSON.parse(live.create(msg.name, !!msg.narrow, JSON.stringify(values), msg.scale || 1));
+      var info = JSON.parse(live.create(msg.name, !!msg.narrow, JSON.stringify(values),
+                                        msg.scale || 1));
       handles[msg.id] = info.handle;
       var out = info.frame;
       delete info.frame;
