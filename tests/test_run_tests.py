@@ -227,6 +227,9 @@ def test_fast_splits_stage_1_into_two_processes_that_run_the_same_tests(tmp_path
     ignores = [f"--ignore={f}" for f in run_tests.FAST_SPLIT]
     assert [a for a in rest if a not in ignores] == fast and all(i in rest for i in ignores)
     assert [a for a in split if a.endswith(".py")] == run_tests.FAST_SPLIT
+    assert split[:len(run_tests.PYTEST)] == run_tests.PYTEST == fast[:len(run_tests.PYTEST)]
+    options = [a for a in fast if a.startswith("-") and not a.startswith(("--ignore", "--junitxml"))]
+    assert [a for a in split if a.startswith("-") and not a.startswith("--junitxml")] == options
     assert run_tests.SAMPLED in split and run_tests.SAMPLED in rest
     reports = [a for c in (split, rest) for a in c if a.startswith("--junitxml=")]
     assert len(reports) == 2 and len(set(reports)) == 2

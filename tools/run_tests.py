@@ -190,7 +190,7 @@ def split_fast(cmd: list[str], reports: Path) -> list[list[str]]:
     A command that is not pytest is returned alone."""
     if "pytest" not in cmd:
         return [cmd]
-    i = cmd.index("-q") + 1
+    i = len(PYTEST) if cmd[:len(PYTEST)] == PYTEST else cmd.index("-q") + 1   # after the options
     rest = [*cmd[:i], *cmd[i:]]
     rest[i:i] = [f"--ignore={f}" for f in FAST_SPLIT]
     tail = [a for a in cmd[i:] if a.startswith("-") and not a.startswith(("--ignore", "--junitxml"))]
