@@ -142,9 +142,13 @@ SAMPLED = "--sampled"
 #: ends split between its layouts, the same split measured 150.6 s here and 149.5 s there (300 s
 #: in all, load 8-17; before those changes, the same day and machine: 197.7 s and 183.2 s, 381 s,
 #: load 12-19): still even, so kept; tools/run_tests.py --fast then (the control guards' updates
-#: without the widget's PNG too, load 6-14): 137.4 s here and 144.1 s there (281.6 s in all)
+#: without the widget's PNG too, load 6-14): 137.4 s here and 144.1 s there (281.6 s in all).
+#: Without nbval's plugin (PYTEST), with shared experiments handed out again without a redraw
+#: when unchanged and the sampled adapter and stale-pixel tests (load 1.4-4): 101.4 s here,
+#: 136.5 s there (237.9 s, 263 s wall); the figure-text check (about 14 s) moved here
 FAST_SPLIT = ["tests/test_widget_controls.py", "tests/test_widget_live.py",
-              "tests/test_widget_layout.py", "tests/test_widget_overlaps.py"]
+              "tests/test_widget_layout.py", "tests/test_widget_overlaps.py",
+              "tests/test_widget_text.py"]
 
 #: the files of the registry-wide tests, each parametrized by the experiment's registry name
 REGISTRY_TESTS = ["tests/test_widgets.py", "tests/test_widget_controls.py",
