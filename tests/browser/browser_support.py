@@ -346,6 +346,55 @@ def close_in_background(page, base: str) -> None:
                 pass
     threading.Thread(target=shut, daemon=True).start()
 
+# ------------------------------------------------------------------------- page checks
+
+#: a phone's view of the page (issue 36): the document's language, the first few visible texts
+#: under 12 CSS px (MathJax and the frame players' pictures left out) and the page's width
+PHONE_MEASURE_JS = """() => {
+  let small = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) {
+    const t = walker.currentNode, el = t.parentElement;
+    if (!t.textContent.trim() || !el || el.closest('mjx-container, .sb-frame-player')) continue;
+    const r = el.getBoundingClientRect(), s = getComputedStyle(el);
+    if (r.width === 0 || r.height === 0 || s.visibility === 'hidden' || s.display === 'none') continue;
+    if (parseFloat(s.fontSize) < 12) small.push(parseFloat(s.fontSize) + 'px: ' + t.textContent.trim().slice(0, 40));
+  }
+  return {lang: document.documentElement.lang, small: small.slice(0, 5),
+          width: document.scrollingElement.scrollWidth};
+}"""
+
+#: Before an axe audit that leaves MathJax out, make the page cheap to audit with the same
+#: verdict on the rest (issue 34: the audit was most of a chapter's test time).  (1) Each
+#: ``mjx-container`` keeps its box (its size frozen in CSS px) but loses MathJax's thousands of
+#: inner nodes, which the audit excluded anyway.  (2) Of the syntax-highlighted code's token
+#: spans, the first with a given chain of classes and styles up to its ``pre`` stays and each
+#: repeat becomes plain text: a repeat has the same colour, background and font as the first,
+#: so colour contrast gives it the same verdict.  Returns what it removed.
+AXE_PREPARE_JS = """() => {
+  let math = 0, spans = 0;
+  for (const c of document.querySelectorAll('mjx-container')) {
+    const r = c.getBoundingClientRect();
+    c.replaceChildren();
+    c.style.display = c.getAttribute('display') === 'true' ? 'block' : 'inline-block';
+    c.style.width = r.width + 'px'; c.style.height = r.height + 'px';
+    math++;
+  }
+  const seen = new Set();
+  for (const s of document.querySelectorAll('div.highlight pre span')) {
+    if (s.children.length) continue;
+    const key = [];
+    for (let e = s; e && e.tagName !== 'BODY'; e = e.parentElement) {
+      key.push(e.tagName + '.' + e.className + '|' + (e.getAttribute('style') || ''));
+      if (e.tagName === 'PRE') break;
+    }
+    const k = key.join('<');
+    if (seen.has(k)) { s.replaceWith(document.createTextNode(s.textContent)); spans++; }
+    else seen.add(k);
+  }
+  return {math: math, spans: spans};
+}"""
+
 
 #: close every open document of a JupyterLab page: its kernel shut down, its changes dropped
 #: (the copies are never saved), its widget disposed, so the next notebook opened is the only one
