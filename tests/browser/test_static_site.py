@@ -17,8 +17,14 @@ markup differs from the English page's (they share its stored outputs, so an equ
 was stepped on the English page; once issue 36 translates their labels and messages they differ,
 are stepped here, and a box must answer in Chinese).  The same load then checks the page on a
 phone (resized to 390 px: marked zh-CN, no visible text under 12 CSS px, nothing wider than the
-screen) and follows the header's language switch to the English page and back (issue 34 moved
-these here from test_zh_site.py, which had a page load of its own for them).
+screen) and the header's language switch both ways (issue 34 moved these here from
+test_zh_site.py, which had a page load of its own for them): read in place right after the load
+and on the phone, before anything changes the page, it is a visible link in the header that
+leads to the same English page, which is served marked ``en`` with a switch leading back.  No
+click: a click's wait for a still element needs animation frames, and once, after the audit on
+a loaded machine, headless Chromium gave it none for 30 s (test_zh_site.py follows the switch by
+navigation from ``file://``).  Answer boxes are tried through their own handlers in one call
+each, the first of a page also by real typing, click and Enter.
 
 Issue 20, 2x frames: every player lists a 2x frame (twice the 1x size) for each frame of both
 layouts; ch07's players on a 2x screen (1280-px desktop and 390-px phone) show, at every step,
@@ -200,7 +206,8 @@ def check_answer_boxes(page, same: frozenset = frozenset(), lang: str = "en") ->
     Each box is tried in one call (``_TRY_BOX_JS``: its own click and Enter handlers run, as
     a reader's would); the first box tried on a page is also driven by real input (typing, a
     click on its button, the Enter key), so the path from a reader's hand to the handlers is
-    tested on every page.  (Issue 34: the dozen Playwright actions per box were ~4 s a page.)"""
+    tested on every page that has a box to try.  (Issue 34: the dozen Playwright actions per
+    box were ~4 s a page.)"""
     problems = []
     real_done = False
     for i, b in enumerate(page.evaluate(_BOXES_JS)):

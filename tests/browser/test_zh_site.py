@@ -5,9 +5,9 @@ test_static_site.py's ``test_page`` checks every finished Chinese page (``site_p
 one load (issue 34): rendering, MathJax, console, favicon, axe with the page's
 ``lang="zh-CN"``; its players and answer boxes where their markup differs from the English
 page's; then on a phone (the loaded page resized to 390 px: marked ``zh-CN``, nothing wider than
-the screen, no visible text under 12 CSS px) and the header's switch to the same English page
-and back.  Here: the switch's relative links work from ``file://`` both ways, and an unfinished
-chapter says so and links to the English page.
+the screen, no visible text under 12 CSS px) and the header's switch, read in place, to the
+same English page and back.  Here: the switch's relative links, followed by navigation, work
+from ``file://`` both ways, and an unfinished chapter says so and links to the English page.
 
     .venv/bin/python -m pytest tests/browser/test_zh_site.py -q
 """
