@@ -205,8 +205,8 @@ def check_answer_boxes(page, same: frozenset = frozenset(), lang: str = "en") ->
 
     Each box is tried in one call (``_TRY_BOX_JS``: its own click and Enter handlers run, as
     a reader's would); the first box tried on a page is also driven by real input (typing, its
-    button pressed from the keyboard, the Enter key), so the path from a reader's hand to the handlers is
-    tested on every page that has a box to try.  (Issue 34: the dozen Playwright actions per
+    button pressed from the keyboard, the Enter key), so the path from a reader's hand to the
+    handlers is tested on every page that has a box to try.  (Issue 34: the dozen Playwright actions per
     box were ~4 s a page.)"""
     problems = []
     real_done = False
@@ -226,17 +226,19 @@ def check_answer_boxes(page, same: frozenset = frozenset(), lang: str = "en") ->
         else:
             wrong = repr(expected + 10 * tol + 1.0)
         bad = ["abc", ", ".join(["1"] * (len(expected) + 1))] if vector else ["abc"]
-        got = page.evaluate(_TRY_BOX_JS, {"id": b["id"], "tries": [[right, "click"], [wrong, "enter"]]
-                                          + [[text, "click"] for text in bad]})
+        tries = [[right, "click"], [wrong, "enter"]] + [[text, "click"] for text in bad]
+        got = page.evaluate(_TRY_BOX_JS, {"id": b["id"], "tries": tries})
         reachable = all(got["reach"].values())
         if not reachable:
-            problems.append(f"answer box {i}: a tap does not reach its input and button: {got['reach']}")
+            problems.append(f"answer box {i}: a tap does not reach its input and button: "
+                            f"{got['reach']}")
         first, second, *rest = got["results"]
         if first["result"] != "right" or not RIGHT[lang](first["status"]):
             problems.append(f"answer box {i}: the right answer {right!r} was not accepted: {first}")
         if second["result"] != "wrong":
             problems.append(f"answer box {i}: a wrong answer {wrong!r} was not rejected")
-        for text, r in zip(bad, rest):  # non-numeric; for a vector also the wrong number of components
+        # non-numeric; for a vector also the wrong number of components
+        for text, r in zip(bad, rest):
             if r["result"] != "invalid":
                 problems.append(f"answer box {i}: invalid input {text!r} not flagged")
         if reachable and not real_done:
