@@ -364,6 +364,18 @@ PHONE_MEASURE_JS = """() => {
           width: document.scrollingElement.scrollWidth};
 }"""
 
+#: jump every running animation and transition to its end: a resized page as a reader who
+#: loaded it at that size sees it.  (The theme slides its sidebars out over 0.25 s when the
+#: viewport narrows to a phone's, and in: mid-way the page outline covered the language switch
+#: at 390 px; finishing them needs no animation frame, waiting for them would.)  Returns how
+#: many it finished (an endless one is left).
+FINISH_ANIMATIONS_JS = """() => {
+  let n = 0;
+  for (const a of document.getAnimations()) { try { a.finish(); n++; } catch (e) { /* endless */ } }
+  return n;
+}"""
+
+
 #: the header's language switch as a reader meets it, read without touching the page (issue 34:
 #: a click on it after the axe audit waited 30 s for an animation frame once): the URL its href
 #: resolves to, whether it sits in the article header, is rendered (``checkVisibility`` with
