@@ -29,14 +29,19 @@ state per call at most 50x pin.rnea.  Both wall-clock and CPU-time ratios are pr
 the rounds each); the verdict is on wall time, and the load average is printed beside them,
 because on a shared machine wall time also counts other work.
 
-Measured (2 shared cores at load average 14-18, 10^4 states; sb / Pinocchio, wall then CPU):
-tau 0.74 / 0.65, H 1.21 / 1.37, qdd (ABA) 0.86 / 0.93, qdd by CRBA + solve 2.78 / 2.46, one
-state per call 41x / 35x pin.rnea; peak memory tau 54 MB, H 173 MB (H itself 155 MB), qdd
-112 MB.  CPU ratios are the steadier: over five runs on 5 December 2026 H stayed at 1.37-1.49
-(missed), qdd at 0.92-0.99, tau at 0.59-0.66.  Where H's CPU time goes (per state, blocks of
-708 states, load ~9): the result's 155 MB of fresh pages 2.4 us, writing H's entries 1.5 us,
-cos/sin and set-up 1.6 us, composite inertias (10 numbers, one 10x10 product per body) 2.2 us,
-carrying the wrenches I^c S toward the root (turn 2.8 us, X_T^T product 3.5 us; 228 carries).
+Measured (2 shared cores, 10^4 states; sb / Pinocchio, wall then CPU), 5 December 2026, five
+runs at load average 6.7, 8.4, 9.2, 10.6 and 11.4: H 0.88 / 0.92, 0.93 / 0.95, 1.18 / 1.04,
+0.94 / 0.99, 1.07 / 1.03 (met in three; CPU 0.92-1.04, rising with the load); tau 0.39-0.73 /
+0.60-0.67; qdd (ABA) 0.84-1.16 / 0.87-0.99 (wall missed twice); qdd by CRBA + solve
+2.3-3.3 / 2.3-2.4; one state per call 30-40x / 34-39x pin.rnea; peak memory tau 54 MB,
+H 176 MB (H itself 155 MB), qdd 112 MB.  CPU ratios are the steadier (wall time also counts
+other sessions' work).  H is found in base coordinates for a tree this deep
+(``spatialbook/_tree_base.py``); the version that carried each wrench I^c S toward the root
+joint by joint measured 1.35 and 1.41 by CPU in runs alternating with these (1.37-1.49
+before).  Where H's CPU time goes now (per state, load ~8.5, 8.3 us in all): the result's
+155 MB of fresh pages and writing its entries 3.0 us (the rows S_j . F_i among them), cos/sin
+0.85 us, poses 1.3 us, pseudo-inertias in base coordinates 1.45 us, composite sums 0.4 us,
+S_i and F_i = I^c_i S_i 1.3 us.
 """
 
 from __future__ import annotations

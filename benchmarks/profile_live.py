@@ -254,6 +254,81 @@ def second(pw, first: tuple[str, str], then: tuple[str, str], one_pass: bool = F
     return got
 
 
+#: Node.js script for --cpu: SITE NAME CHANGES; prints one JSON line
+CPU_SCRIPT = r"""
+import fs from "node:fs"; import path from "node:path"; import zlib from "node:zlib";
+import { pathToFileURL } from "node:url";
+const [site, name, changes] = process.argv.slice(2);
+const live = path.join(site, "_live"), pyd = path.join(site, "_pyodide");
+globalThis.self = globalThis;
+(0, eval)(fs.readFileSync(path.join(live, "sb_tar.js"), "utf8"));
+const cpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
+const out = { phases: {}, controls: {} };
+let t = cpu();
+const lap = (k) => { const n = cpu(); out.phases[k] = n - t; t = n; };
+const { loadPyodide } = await import(pathToFileURL(path.join(pyd, "pyodide.mjs")).href);
+const py = await loadPyodide({ indexURL: pyd + "/", lockFileURL: path.join(live, "sb-lock.json"),
+  stdLibURL: path.join(live, "python_stdlib_pyc.zip"), fullStdLib: false,
+  stdout: () => {}, stderr: (s) => console.error(s) });
+lap("start Python");
+const tar = zlib.gunzipSync(fs.readFileSync(path.join(live, "sb_site.tar.gz")));
+self.sbInstall(py.FS, self.sbUntar(new Uint8Array(tar)), "/");
+py.unpackArchive(new Uint8Array(fs.readFileSync(path.join(live, "sb_packages.zip"))).slice(),
+                 "zip", { extractDir: "/home/pyodide/sb" });
+lap("unpack");
+const worker = fs.readFileSync(path.join(live, "sb_worker.js"), "utf8");
+const BOOT = (0, eval)(worker.match(/var BOOT = (\[[\s\S]*?\n\]);/)[1]);
+let L;
+for (const part of BOOT) { L = py.runPython(part[1].join("\n")); lap("imports: " + part[0]); }
+const info = JSON.parse(L.create(name, false, "{}", 1)), specs = info.controls;
+lap("first drawing (create at the defaults)");
+let s = 1;
+const rnd = () => (s = (s * 16807) % 2147483647) / 2147483647;
+for (const c of specs) {
+  if (c.kind === "player") { continue; }
+  const ts = [];
+  for (let i = 0; i < +changes; i++) {
+    const v = c.kind === "slider"
+      ? +(c.min + Math.round(rnd() * (c.max - c.min) / c.step) * c.step).toFixed(10)
+      : c.options[Math.floor(rnd() * c.options.length)];
+    const a = cpu();
+    L.update(info.handle, JSON.stringify({ [c.name]: v }));
+    const px = L.pixels(info.handle), b = px.getBuffer("u8clamped");
+    new Uint8ClampedArray(b.data); b.release(); px.destroy();
+    ts.push(cpu() - a);
+  }
+  L.update(info.handle, JSON.stringify({ [c.name]: c.value }));
+  out.controls[c.name] = ts;
+}
+console.log(JSON.stringify(out));
+"""
+
+
+def cpu_run(names: list[str], changes: int) -> None:
+    """--cpu: each experiment in a fresh Pyodide under Node.js (see the module docstring)."""
+    import json
+    import shutil
+    import subprocess
+
+    node = shutil.which("node")
+    if node is None:
+        raise SystemExit("--cpu needs Node.js (node) on the PATH")
+    with tempfile.TemporaryDirectory() as tmp:
+        script = Path(tmp) / "cpu_live.mjs"
+        script.write_text(CPU_SCRIPT)
+        for name in names:
+            run = subprocess.run([node, str(script), str(SITE), name, str(changes)],
+                                 capture_output=True, text=True)
+            if run.returncode != 0:
+                raise SystemExit(f"--cpu {name} failed:\n{run.stderr[-2000:]}")
+            got = json.loads(run.stdout.strip().splitlines()[-1])
+            print(f"{name}: CPU ms " + ", ".join(f"{k} {v:.0f}" for k, v in got["phases"].items()))
+            for c, ts in got["controls"].items():
+                ts = sorted(ts)
+                p95 = ts[min(len(ts) - 1, round(0.95 * (len(ts) - 1)))]
+                print(f"  {name}.{c}: CPU p50 {statistics.median(ts):.1f} ms, p95 {p95:.1f} ms")
+
+
 def importtime(lines: list[str], top: int = 25) -> str:
     rows = []
     for line in "\n".join(lines).splitlines():
@@ -283,9 +358,15 @@ def main(argv=None) -> int:
     ap.add_argument("--no-cold", action="store_true")
     ap.add_argument("--page-load", action="store_true",
                     help="long tasks at page load (no live mode) on --page and --second")
+    ap.add_argument("--cpu", nargs="+", metavar="NAME",
+                    help="no browser: the worker's steps in Pyodide under Node.js, CPU time")
+    ap.add_argument("--changes", type=int, default=20, help="--cpu: changes per control")
     ap.add_argument("--ab", action="store_true",
                     help="also the pages with MathJax's one pass (before sb_math.js), alternating")
     args = ap.parse_args(argv)
+    if args.cpu:
+        cpu_run(args.cpu, args.changes)
+        return 0
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:

@@ -2,7 +2,9 @@
 
 Composite inertias I^c_p += X_i^T I^c_i X_i (the congruence of chapter 6), leaves first; then
 H_ii = S_i^T I^c_i S_i and, along the path to the root, H_ji = H_ij = S_j^T (X^T ... I^c_i S_i).
-A free joint's 6x6 block is the composite inertia of everything beyond it.
+A free joint's 6x6 block is the composite inertia of everything beyond it.  For many states of a
+deep tree the same H is found in base coordinates instead (``_tree_base.py``: composite
+inertias summed without a change of frame, H_ij = S_i^T I^c_j S_j with nothing carried).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import functools
 import numpy as np
 
 from ._tree_aligned import _Aligned, _aligned
+from ._tree_base import _base_block, _base_ready, _crba_base
 from ._tree_blocks import _Arena, _crba_block, _in_blocks
 from ._tree_kernels import _cos_sin, _inertia_matrices, _inertia_times_axis, _matmul, _shift_inertia, _turn_back, _turn_inertia
 from ._tree_world import _WORLD_STATES, _crba_world
@@ -127,5 +130,8 @@ def mass_matrix(tree, q) -> np.ndarray:
     aligned = _aligned(tree)
     if rows.shape[0] <= _WORLD_STATES:
         return _crba_world(aligned, rows).reshape(q.shape[:-1] + (nv, nv))
-    H = _in_blocks(functools.partial(_crba, aligned), (nv, nv), rows, block=_crba_block(aligned), into=True)
+    if _base_ready(aligned):                             # in base coordinates: nothing carried (``_tree_base.py``)
+        H = _in_blocks(functools.partial(_crba_base, aligned), (nv, nv), rows, block=_base_block(aligned), into=True)
+    else:
+        H = _in_blocks(functools.partial(_crba, aligned), (nv, nv), rows, block=_crba_block(aligned), into=True)
     return H.reshape(q.shape[:-1] + (nv, nv))

@@ -180,11 +180,12 @@ def test_subset_is_seeded_keeps_its_order_and_what_it_must_keep(monkeypatch):
 
 def test_experiment_command_selects_its_own_file_and_the_registry_tests_for_it():
     cmd = run_tests.experiment_command("bifold_door")       # registry name != module name
-    assert cmd[:4] == [run_tests.PY, "-m", "pytest", "-q"]
-    assert cmd[4] == "tests/test_widget_bifold.py" and cmd[5:-2] == run_tests.REGISTRY_TESTS
+    n = len(run_tests.PYTEST)
+    assert cmd[:n] == run_tests.PYTEST and run_tests.PYTEST[:4] == [run_tests.PY, "-m", "pytest", "-q"]
+    assert cmd[n] == "tests/test_widget_bifold.py" and cmd[n + 1:-2] == run_tests.REGISTRY_TESTS
     assert cmd[-2:] == ["-k", "bifold_door or test_widget_bifold or readme"]
     assert run_tests.SAMPLED not in cmd                      # one experiment runs whole
-    for path in cmd[4:-2]:
+    for path in cmd[n:-2]:
         assert (Path(run_tests.ROOT) / path).is_file(), path
 
 
@@ -226,6 +227,9 @@ def test_fast_splits_stage_1_into_two_processes_that_run_the_same_tests(tmp_path
     ignores = [f"--ignore={f}" for f in run_tests.FAST_SPLIT]
     assert [a for a in rest if a not in ignores] == fast and all(i in rest for i in ignores)
     assert [a for a in split if a.endswith(".py")] == run_tests.FAST_SPLIT
+    assert split[:len(run_tests.PYTEST)] == run_tests.PYTEST == fast[:len(run_tests.PYTEST)]
+    options = [a for a in fast if a.startswith("-") and not a.startswith(("--ignore", "--junitxml"))]
+    assert [a for a in split if a.startswith("-") and not a.startswith("--junitxml")] == options
     assert run_tests.SAMPLED in split and run_tests.SAMPLED in rest
     reports = [a for c in (split, rest) for a in c if a.startswith("--junitxml=")]
     assert len(reports) == 2 and len(set(reports)) == 2

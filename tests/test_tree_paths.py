@@ -6,7 +6,9 @@ A few states per call (up to ``_WORLD_STATES``) are computed in base coordinates
 ``benchmarks/bench_tree.py`` and on a tree with every joint kind (free, revolute, continuous,
 prismatic, in two branches), tau, H and qdd from one state per call, from a call on a few
 states and from a call on many states agree with each other and with Pinocchio's rnea, crba
-and aba, state by state.
+and aba, state by state.  For many states the mass matrix of a deep tree is found in base
+coordinates (``_tree_base.py``); on random depth-first trees of every joint kind it equals the
+body-by-body one.
 
     .venv/bin/python -m pytest -q tests/test_tree_paths.py
 """
@@ -150,3 +152,58 @@ def test_articulated_inertias_in_21_numbers_turn_as_6x6_matrices():
     tree = _aligned(sb.Tree.from_urdf(every_kind_urdf(), floating_base=True))
     T = tree.T[2]
     np.testing.assert_allclose((_ARTICULATED_FULL @ (tree.K[2] @ p)).T.reshape(b, 6, 6), T.T @ M @ T, atol=1e-10)
+
+
+def _depth_first_tree(rng, n):
+    """A random tree numbered depth first (each subtree a run of bodies), with free roots,
+    one-dof roots, revolute and prismatic joints, rotated placements and inertias."""
+    parents, kinds = [], []
+    for i in range(n):
+        if i == 0 or rng.random() < 0.15:
+            parents.append(-1)                             # a new root
+        else:                                              # a body on the path from the last body to its root
+            path = [i - 1]
+            while parents[path[-1]] >= 0:
+                path.append(parents[path[-1]])
+            parents.append(int(rng.choice(path)))
+        kinds.append("free" if parents[i] < 0 and rng.random() < 0.5 else
+                     "prismatic" if rng.random() < 0.25 else "revolute")
+    axes, inertias = [], []
+    for kind in kinds:
+        a = rng.normal(size=3)
+        a /= np.linalg.norm(a)
+        axes.append(np.zeros(6) if kind == "free" else np.r_[a, 0, 0, 0] if kind == "revolute" else np.r_[0, 0, 0, a])
+        moments = np.sort(rng.uniform(0.05, 1.0, size=3))
+        moments[2] = min(moments[2], 0.9 * (moments[0] + moments[1]))
+        R = sb.rotation_from_quaternion(rng.normal(size=4))
+        inertias.append(sb.spatial_inertia(rng.uniform(0.2, 3.0), rng.normal(size=3) * 0.3, R @ np.diag(moments) @ R.T))
+    placements = [sb.motion_transform(sb.rotation_from_quaternion(rng.normal(size=4)), rng.normal(size=3))
+                  for _ in range(n)]
+    return sb.Tree(parents, placements, axes, inertias, kinds=kinds)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_mass_matrix_in_base_coordinates_agrees_with_the_carried_wrenches(seed):
+    """Many states: ``_crba_base`` (composite pseudo-inertias summed in each subtree's base
+    coordinates, nothing carried) gives the H of ``_crba`` (wrenches carried joint by joint),
+    itself checked against Pinocchio above, on random depth-first trees of every joint kind; and
+    ``mass_matrix`` takes the base path for the humanoid (deep), the carrying one for the
+    bifold door (shallow)."""
+    import functools
+
+    from spatialbook._tree_aligned import _aligned
+    from spatialbook._tree_base import _base_ready, _crba_base
+    from spatialbook._tree_blocks import _in_blocks
+    from spatialbook.crba import _crba
+
+    rng = np.random.default_rng(seed)
+    tree = _aligned(_depth_first_tree(rng, int(rng.integers(1, 12))))
+    q = rng.uniform(-3, 3, size=(37, tree.nq))
+    for f in [i for i, free in enumerate(tree.free) if free]:
+        quat = q[:, tree.iq[f] + 3:tree.iq[f] + 7]
+        quat /= np.linalg.norm(quat, axis=1, keepdims=True)
+    H_carried = _in_blocks(functools.partial(_crba, tree), (tree.nv, tree.nv), q, block=16, into=True)
+    H_base = _in_blocks(functools.partial(_crba_base, tree), (tree.nv, tree.nv), q, block=16, into=True)
+    _close(H_base, H_carried)
+    assert _base_ready(_aligned(sb.Tree.from_urdf(_bench().humanoid_urdf(), floating_base=True)))
+    assert not _base_ready(_aligned(_bench().sb_tree(_bench().bifold_door())))

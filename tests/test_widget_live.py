@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sampling import count
+from sampling import count, sampled
 from widgets import EXPERIMENTS, Choice, Player, Slider
 from widgets.live import control_specs
 
@@ -45,8 +45,8 @@ assert m.install_ipywidgets_stand_in(force=True)
 import widgets, ipywidgets
 assert getattr(ipywidgets, "sb_stand_in", False)
 out = {}
-for name, cases in json.loads(sys.argv[2]).items():
-    for narrow in (False, True):
+for name, (cases, layouts) in json.loads(sys.argv[2]).items():
+    for narrow in layouts:
         info = json.loads(m.LIVE.create(name, narrow))
         rows = []
         for values in cases:
@@ -69,11 +69,15 @@ def adapter_results(request):
     """The adapter run once, in another process, for the experiments the session's selected
     cases of test_adapter_equals_the_widget need (all of them, unless ``-k`` selects fewer, as
     ``make test-experiment`` does)."""
-    wanted = {item.callspec.params["name"] for item in request.session.items
-              if getattr(item, "originalname", "") == "test_adapter_equals_the_widget"}
+    wanted: dict[str, list[bool]] = {}
+    for item in request.session.items:
+        if getattr(item, "originalname", "") == "test_adapter_equals_the_widget":
+            params = item.callspec.params
+            wanted.setdefault(params["name"], []).append(params["narrow"])
     cases = {name: settings(cls, i) for i, (name, cls) in enumerate(sorted(EXPERIMENTS.items()))
              if name in wanted}
-    proc = subprocess.run([sys.executable, "-c", _ADAPTER, str(ROOT), json.dumps(cases)],
+    job = {name: (cases[name], sorted(wanted[name])) for name in cases}
+    proc = subprocess.run([sys.executable, "-c", _ADAPTER, str(ROOT), json.dumps(job)],
                           capture_output=True, text=True, timeout=600,
                           env={**os.environ, "PYTHONHASHSEED": "0", "MPLBACKEND": "Agg"})
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -92,11 +96,19 @@ def _close(a, b) -> bool:
     return a == b
 
 
-@pytest.mark.parametrize("narrow", [False, True], ids=["wide", "narrow"])
-@pytest.mark.parametrize("name", sorted(EXPERIMENTS))
+def _layouts() -> list:
+    """Every experiment in both layouts; in ``make test-fast`` each in one, the experiments
+    alternating in their sorted order (the adapter builds each experiment twice per layout)."""
+    return [pytest.param(name, narrow, id=f"{name}-{'narrow' if narrow else 'wide'}")
+            for i, name in enumerate(sorted(EXPERIMENTS)) for narrow in (False, True)
+            if not sampled() or narrow == bool(i % 2)]
+
+
+@pytest.mark.parametrize("name, narrow", _layouts())
 def test_adapter_equals_the_widget(adapter_results, name, narrow):
     """Same state, same readout table, same RGBA pixels as the ipywidgets experiment, in the
-    wide and in the narrow (phone) layout; created at a setting, it starts there."""
+    wide and in the narrow (phone) layout (one of the two per experiment in make test-fast,
+    :func:`_layouts`); created at a setting, it starts there."""
     cases, results = adapter_results
     cls = EXPERIMENTS[name]
     got = results[name + (":narrow" if narrow else "")]

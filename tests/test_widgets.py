@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 
 import widgets
-from sampling import count
+from sampling import count, sampled
 from widget_helpers import finite, shared
 from widgets import EXPERIMENTS, Experiment
 from widgets.style import COLORS
@@ -290,9 +290,11 @@ def test_nice_limit():
 # ------------------------------------------------------------------ pixels, leaks, frames
 
 
-#: states of the random walk per experiment (2 in make test-fast; every control is swept
-#: by test_sweep_every_control either way)
-RANDOM_STATES = count(4, 2)
+#: states of the random walk per experiment, each compared with a fresh build, and the steps
+#: before each: 4 of 3 steps; in make test-fast one of 6 steps (the fresh build is the cost;
+#: every control is swept by test_sweep_every_control either way)
+RANDOM_STATES = count(4, 1)
+WALK_STEPS = 6 if sampled() else 3
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -303,7 +305,7 @@ def test_blitting_leaves_no_stale_pixels(exps, name):
     defaults = e.values()
     specs = [s for s in e.CONTROLS if not isinstance(s, Player)]
     for _ in range(RANDOM_STATES):
-        for _ in range(3):
+        for _ in range(WALK_STEPS):
             spec = specs[rng.integers(len(specs))]
             vals = spec.sweep(9)
             e.set(**{spec.name: vals[rng.integers(len(vals))]})

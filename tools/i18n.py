@@ -20,6 +20,9 @@ JSON list of ``{"id", "str", "previous"}``; ``import`` reads a JSON object ``{en
 (or such a list with "str" filled in) and stores them as finished translations.  ``check``
 fails when a message has no translation (unless ``--allow-missing``), and when a translation
 loses or changes a part of its source that must survive translation (:func:`kept_parts`).
+
+The text that code draws on a page (answer boxes, frame players, live mode, the live and lite
+bars) is not in these catalogues: ``tools/zh_strings.py`` and ``book/locale/zh_CN/code_strings.po``.
 """
 
 from __future__ import annotations

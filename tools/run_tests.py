@@ -43,6 +43,10 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
+#: pytest for every stage but the notebooks' (stage 4): without nbval's plugin, whose import
+#: (nbformat -> jsonschema's format checkers -> rfc3987-syntax building its Lark grammar) cost
+#: 2.9 s of CPU in each pytest process here (5.1 -> 2.2 s for pytest on one small test file)
+PYTEST = [PY, "-m", "pytest", "-q", "-p", "no:nbval"]
 
 
 def chapter_notebooks() -> list[str]:
@@ -54,7 +58,7 @@ def chapter_notebooks() -> list[str]:
 
 STAGES: list[tuple[str, list[str]]] = [
     ("library and widgets (pytest, doctests, hypothesis, MuJoCo)",
-     [PY, "-m", "pytest", "-q", "tests", "spatialbook", "widgets", "--ignore=tests/browser",
+     [*PYTEST, "tests", "spatialbook", "widgets", "--ignore=tests/browser",
       "--ignore=tests/notebooks", "--ignore=tests/book"]),
     ("self-check table", [PY, "-m", "spatialbook", "check"]),
     ("every other Python 3.10-3.13 on this machine: fresh venv from the lock, self-check, library tests "
@@ -65,27 +69,27 @@ STAGES: list[tuple[str, list[str]]] = [
      [PY, "tools/nbval_stage.py", *chapter_notebooks()]),
     ("notebooks carry their outputs, no errors, no digits beyond their declared precision; "
      "a 1e-6 change of the physics fails nbval",
-     [PY, "-m", "pytest", "-q", "tests/notebooks"]),
+     [*PYTEST, "tests/notebooks"]),
     ("book build, both editions, warnings as errors (jupyter-book -W -n --keep-going; the Chinese "
      "edition's finished pages checked for English and raw MyST)",
      [PY, "tools/build_book.py", "-q"]),
     ("build tool: a broken reference or a missing file fails the build; the Chinese edition of a "
      "tiny book",
-     [PY, "-m", "pytest", "-q", "tests/book"]),
+     [*PYTEST, "tests/book"]),
     ("static site in headless Chromium, network blocked, + axe audit (the Chinese edition's "
      "finished pages too, and on a phone, with the language switch)",
-     [PY, "-m", "pytest", "-q", "tests/browser/test_static_site.py", "tests/browser/test_zh_site.py",
+     [*PYTEST, "tests/browser/test_static_site.py", "tests/browser/test_zh_site.py",
       "--timeout=600"]),
     ("live mode of every experiment in the static site, and a chapter edited in the site's "
      "JupyterLite (Pyodide in headless Chromium, network blocked)",
-     [PY, "-m", "pytest", "-q", "-s", "tests/browser/test_live.py", "tests/browser/test_lite.py", "--timeout=600"]),
+     [*PYTEST, "-s", "tests/browser/test_live.py", "tests/browser/test_lite.py", "--timeout=600"]),
     ("a chapter live in JupyterLab (headless Chromium): slider latency",
-     [PY, "-m", "pytest", "-q", "-s", "tests/browser/test_jupyterlab.py", "--timeout=600"]),
+     [*PYTEST, "-s", "tests/browser/test_jupyterlab.py", "--timeout=600"]),
     ("every chapter in JupyterLab reads as in the book: no raw MyST, numbers shown (Run All)",
-     [PY, "-m", "pytest", "-q", "tests/browser/test_jupyterlab_myst.py", "--timeout=300"]),
+     [*PYTEST, "tests/browser/test_jupyterlab_myst.py", "--timeout=300"]),
     ("an author in JupyterLab: widget equals kernel after Run All, an edited {eval} renders on "
      "the first run, {term} and cross-chapter links open their targets",
-     [PY, "-m", "pytest", "-q", "tests/browser/test_jupyterlab_authoring.py", "--timeout=600"]),
+     [*PYTEST, "tests/browser/test_jupyterlab_authoring.py", "--timeout=600"]),
 ]
 
 
@@ -138,9 +142,13 @@ SAMPLED = "--sampled"
 #: ends split between its layouts, the same split measured 150.6 s here and 149.5 s there (300 s
 #: in all, load 8-17; before those changes, the same day and machine: 197.7 s and 183.2 s, 381 s,
 #: load 12-19): still even, so kept; tools/run_tests.py --fast then (the control guards' updates
-#: without the widget's PNG too, load 6-14): 137.4 s here and 144.1 s there (281.6 s in all)
+#: without the widget's PNG too, load 6-14): 137.4 s here and 144.1 s there (281.6 s in all).
+#: Without nbval's plugin (PYTEST), with shared experiments handed out again without a redraw
+#: when unchanged and the sampled adapter and stale-pixel tests (load 1.4-4): 101.4 s here,
+#: 136.5 s there (237.9 s, 263 s wall); the figure-text check (about 14 s) moved here
 FAST_SPLIT = ["tests/test_widget_controls.py", "tests/test_widget_live.py",
-              "tests/test_widget_layout.py", "tests/test_widget_overlaps.py"]
+              "tests/test_widget_layout.py", "tests/test_widget_overlaps.py",
+              "tests/test_widget_text.py"]
 
 #: the files of the registry-wide tests, each parametrized by the experiment's registry name
 REGISTRY_TESTS = ["tests/test_widgets.py", "tests/test_widget_controls.py",
@@ -160,7 +168,7 @@ def experiment_command(name: str) -> list[str]:
         raise ValueError(f"--experiment: no experiment {name!r}: expected one of {sorted(EXPERIMENTS)}")
     module = EXPERIMENTS[name].__module__.rpartition(".")[2]
     own = f"test_widget_{module}"
-    return [PY, "-m", "pytest", "-q", f"tests/{own}.py", *REGISTRY_TESTS,
+    return [*PYTEST, f"tests/{own}.py", *REGISTRY_TESTS,
             "-k", f"{name} or {own} or readme"]
 
 
@@ -186,7 +194,7 @@ def split_fast(cmd: list[str], reports: Path) -> list[list[str]]:
     A command that is not pytest is returned alone."""
     if "pytest" not in cmd:
         return [cmd]
-    i = cmd.index("-q") + 1
+    i = len(PYTEST) if cmd[:len(PYTEST)] == PYTEST else cmd.index("-q") + 1   # after the options
     rest = [*cmd[:i], *cmd[i:]]
     rest[i:i] = [f"--ignore={f}" for f in FAST_SPLIT]
     tail = [a for a in cmd[i:] if a.startswith("-") and not a.startswith(("--ignore", "--junitxml"))]

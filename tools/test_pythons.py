@@ -45,7 +45,8 @@ PROMISED = ((3, 10), (3, 11), (3, 12), (3, 13))
 #: ``make test-fast``): every test runs and reaches every experiment, control and public function,
 #: while the exhaustive fuzz, sweep and property runs take their seeded subset; stage 1 runs them
 #: whole on the main .venv, and they test the physics and the drawing, not the interpreter
-LIBRARY_TESTS = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "tests", "spatialbook",
+#: (without nbval's plugin, as tools/run_tests.py's PYTEST says why)
+LIBRARY_TESTS = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:nbval", "tests", "spatialbook",
                  "--ignore=tests/browser", "--ignore=tests/notebooks", "--ignore=tests/book",
                  "--sampled"]
 PROBE = "import json, os, platform, sys; print(json.dumps([os.path.realpath(sys.executable), platform.python_version()]))"
@@ -178,7 +179,7 @@ def _test_one(version, exe, venv, env, log, row, workdir, pins=None, smoke=False
         if subprocess.call([*install, *pins], **out) != 0:
             return {**row, "ok": False, "why": f"installing {' '.join(pins)} failed"}
         row["drawing"] = "Pyodide's drawing stack: " + ", ".join(pins[:3]) + ": text and layout"
-        rc = subprocess.call([py, "-m", "pytest", "-q", "-p", "no:cacheprovider", *PYODIDE_SUITES,
+        rc = subprocess.call([py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:nbval", *PYODIDE_SUITES,
                               "--sampled", f"--junitxml={xml}"], **out)
         row["test_s"] = time.perf_counter() - t0
         row["passed"], row["failed"], row["skipped"] = junit_counts(xml) if xml.exists() else (0, 0, 0)

@@ -70,6 +70,8 @@ def write_config(root: Path, dest: Path) -> Path:
     sphinx = config.setdefault("sphinx", {})
     sphinx["local_extensions"] = {name: str((root / path).resolve())
                                   for name, path in (sphinx.get("local_extensions") or {}).items()}
+    # the code-drawn text (answer boxes, players, live and lite bars) from its own catalogue
+    sphinx["local_extensions"]["zh_strings"] = str((root / "tools").resolve())
     conf = sphinx.setdefault("config", {})
     conf["language"] = LANG
     # relative to zh/_static/: the English site's copy (tools/sb_offline_assets.py)
@@ -265,6 +267,24 @@ def html_problems(html_dir: Path, book: Path) -> list[str]:
         if '<html lang="zh-CN"' not in text:
             problems.append(f"{page}: the page is not marked lang=\"zh-CN\"")
         problems += text_problems(page, text)
+    return problems + code_string_problems(html_dir, book)
+
+
+def code_string_problems(html_dir: Path, book: Path = ROOT / "book") -> list[str]:
+    """Every Chinese page (finished or not): no code-drawn string in English (an answer box's
+    question, label, button or message, a player's label, readout or picture description, a
+    live or lite bar's text: ``tools/zh_strings.py``), and the code strings' catalogue complete."""
+    from zh_strings import check as catalogue_problems
+    from zh_strings import english_in_page
+
+    zh = html_dir / SUBDIR
+    catalogue = book / "locale" / LANG / "code_strings.po"
+    problems = list(catalogue_problems(catalogue)) if catalogue.is_file() else []
+    for path in sorted(zh.rglob("*.html")):
+        page = str(path.relative_to(zh).with_suffix(""))
+        if page.split("/")[0] in ("_static", "_sources"):
+            continue
+        problems += english_in_page(page, path.read_text(encoding="utf-8"))
     return problems
 
 

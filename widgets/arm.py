@@ -266,6 +266,7 @@ class ArmExplorer(Experiment):
         from matplotlib.colors import SymLogNorm
         from matplotlib.lines import Line2D
         ax = self.ax3d = bare_3d_axes(fig, ARM_RECT, CENTER, REACH, ELEV, AZIM)
+        self._view_set = None               # the view _draw last set the view's artists for
         view = ("azim", "elev")
         # what only the view moves (floor, base, world axes): a layer redrawn when it turns
         g = np.arange(-FLOOR_R, FLOOR_R + 1e-9, FLOOR_STEP)
@@ -332,10 +333,16 @@ class ArmExplorer(Experiment):
         n, o = s["numbers"], s["origins"]
         v = self._drawn_values
         toward = turn_view(self.ax3d, v["elev"], v["azim"])
-        self.floor.set(self.floor_points)
-        self.rim.set(circle_3d((0, 0, 0), (0, 0, 1), FLOOR_R))
-        self.base.set(circle_3d((0, 0, 0), (0, 0, 1), 0.1))
-        self.world.set(TRIAD_AT, np.eye(3), toward)
+        # what only the view moves (floor, base, world axes and their labels) is set again only
+        # when the view or the axes' box (a new layout or scale) has changed: a change of a
+        # joint leaves it as it is (about a tenth of such a change in the browser)
+        view = (v["elev"], v["azim"], tuple(self.ax3d.bbox.bounds))
+        if view != self._view_set:
+            self.floor.set(self.floor_points)
+            self.rim.set(circle_3d((0, 0, 0), (0, 0, 1), FLOOR_R))
+            self.base.set(circle_3d((0, 0, 0), (0, 0, 1), 0.1))
+            self.world.set(TRIAD_AT, np.eye(3), toward)
+            self._view_set = view
         self.links.set(np.stack([o[:-1], o[1:]], axis=1), toward)
         self.joints.set(o[1:-1])
         self.hand.set(o[-1:])

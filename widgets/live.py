@@ -268,13 +268,21 @@ class Live:
         self._readouts: dict[int, tuple] = {}    # handle -> (scene, its readout table)
         self._next = 0
 
+    def controls(self, name: str) -> str:
+        """Experiment ``name``'s controls as JSON (:func:`control_specs`), before it is created:
+        the adapter puts the frame on screen's values on their step grid with them, so that
+        :meth:`create` draws that frame first (no second drawing for the first frame)."""
+        return json.dumps(control_specs(_experiment_class(name)))
+
     def create(self, name: str, narrow: bool = False, values_json: str = "{}",
                scale: float = 1.0) -> str:
         """Build experiment ``name`` (``narrow``: laid out for a phone's column) with the
         control values of ``values_json``, drawn at ``scale`` device pixels per CSS pixel (the
         page's devicePixelRatio: a 2x screen gets a figure drawn at twice the dpi, the same
         layout, shown at the same CSS size); return JSON ``{handle, title, width, height,
-        scale, narrow, controls, values}`` (width and height in device pixels)."""
+        scale, narrow, controls, values, frame}`` (width and height in device pixels; ``frame``:
+        what :meth:`update` returns, for the picture now drawn).  The experiment is built at its
+        defaults (its layout and axis fits are those of the book's frames) and then set."""
         cls = _experiment_class(name)
         scale = float(scale)
         if not 1.0 <= scale <= 3.0:
@@ -290,11 +298,12 @@ class Live:
         values = json.loads(values_json or "{}")
         now = {k: _plain_option(v) for k, v in exp.values().items()}
         if any(now.get(k, _MISSING) != v for k, v in values.items()):   # else drawn already
-            self.update(handle, json.dumps(values))
+            self._set(handle, values)
         w, h = exp.canvas.get_width_height()
         return json.dumps({"handle": handle, "title": exp.title, "width": w, "height": h,
                            "scale": scale, "narrow": exp.narrow, "controls": control_specs(cls),
-                           "values": {k: _plain_option(v) for k, v in exp.values().items()}})
+                           "values": {k: _plain_option(v) for k, v in exp.values().items()},
+                           "frame": self._report(handle)})
 
     def close(self, handle: int) -> None:
         """Forget an experiment (the adapter re-creates it in the other layout on a resize)."""
@@ -305,8 +314,11 @@ class Live:
 
     def update(self, handle: int, values_json: str) -> str:
         """Set controls (JSON object), render (blitted, no PNG); return JSON readouts + state."""
+        self._set(handle, json.loads(values_json))
+        return json.dumps(self._report(handle))
+
+    def _set(self, handle: int, values: dict) -> None:
         exp = self._experiments[handle]
-        values = json.loads(values_json)
         specs = {c.name: c for c in type(exp).CONTROLS}
         clean = {}
         for k, v in values.items():
@@ -320,12 +332,16 @@ class Live:
             else:
                 clean[k] = v                           # checked by the spec (exp._set): a number in range
         exp._set(clean, live=False)                   # scene + blitted render, no encoding
+
+    def _report(self, handle: int) -> dict:
+        """The readouts, numbers, disabled controls and notes of the picture drawn now."""
+        exp = self._experiments[handle]
         kept = self._readouts.get(handle)
         if kept is None or kept[0] is not exp._scene:  # a view's turn keeps the scene (and table)
             kept = self._readouts[handle] = (exp._scene, exp.readout_table())
-        return json.dumps({"readouts": kept[1], "state": exp.state(),
-                           "inactive": exp.inactive(exp.values()),   # control -> reason
-                           "notes": exp.notes()})                   # control -> reason or hint
+        return {"readouts": kept[1], "state": exp.state(),
+                "inactive": exp.inactive(exp.values()),   # control -> reason
+                "notes": exp.notes()}                     # control -> reason or hint
 
     def pixels(self, handle: int):
         """The figure's RGBA pixels (h, w, 4) uint8, rows top to bottom (no copy)."""

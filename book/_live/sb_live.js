@@ -35,6 +35,67 @@
 
   function mb(bytes) { return (bytes / 1e6).toFixed(bytes < 1e7 ? 1 : 0); }
 
+  // The Chinese edition's texts (issue 36).  A page whose <html lang> is Chinese carries the
+  // entries of the code strings' catalogue (book/locale/zh_CN/code_strings.po, written into the
+  // page by tools/zh_strings.py) as JSON in <script id="sb-strings">: tr(text) is the text's
+  // translation (a pattern's places, "{label}", translated in turn), else the text itself (the
+  // English edition; numbers, units and formulas, which have no entry).  The English texts
+  // below are the catalogue's source: tests/book/test_zh_strings.py finds each in it.
+  var STRINGS = readStrings();
+
+  function readStrings() {
+    var lang = (document.documentElement.getAttribute("lang") || "").toLowerCase();
+    var node = document.getElementById("sb-strings");
+    if (lang.indexOf("zh") !== 0 || !node) { return null; }
+    var table;
+    try { table = JSON.parse(node.textContent).strings || {}; } catch (e) { return null; }
+    var patterns = [];
+    Object.keys(table).forEach(function (en) {
+      if (!/\{\w+\}/.test(en)) { return; }
+      var names = [];
+      var rx = en.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/\\\{(\w+)\\\}/g,
+        function (m, name) { names.push(name); return "([\\s\\S]+?)"; });
+      patterns.push({ rx: new RegExp("^" + rx + "$"), names: names, zh: table[en],
+                      literal: en.replace(/\{\w+\}/g, "").length });
+    });
+    // the most specific first: "{label}: {why}" only when no longer pattern fits
+    patterns.sort(function (a, b) { return b.literal - a.literal; });
+    return { table: table, patterns: patterns };
+  }
+
+  function tr(text) {
+    if (!STRINGS || typeof text !== "string" || !/[A-Za-z]{2}/.test(text)) { return text; }
+    var core = text.trim();
+    var at = text.indexOf(core);
+    var lead = text.slice(0, at), trail = text.slice(at + core.length);
+    if (Object.prototype.hasOwnProperty.call(STRINGS.table, core)) {
+      return lead + STRINGS.table[core] + trail;
+    }
+    for (var i = 0; i < STRINGS.patterns.length; i++) {
+      var p = STRINGS.patterns[i], m = p.rx.exec(core);
+      if (!m) { continue; }
+      var values = {};
+      p.names.forEach(function (n, k) { values[n] = tr(m[k + 1]); });
+      return lead + p.zh.replace(/\{(\w+)\}/g, function (x, n) {
+        return values[n] !== undefined ? values[n] : "";
+      }) + trail;
+    }
+    return text;
+  }
+
+  // Every text and aria-label under ``root`` (a readout panel Python wrote) through tr().
+  function trTree(root) {
+    if (!STRINGS) { return; }
+    var walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    for (var n = walk.nextNode(); n; n = walk.nextNode()) {
+      var t = tr(n.nodeValue);
+      if (t !== n.nodeValue) { n.nodeValue = t; }
+    }
+    Array.prototype.forEach.call(root.querySelectorAll("[aria-label]"), function (e) {
+      e.setAttribute("aria-label", tr(e.getAttribute("aria-label")));
+    });
+  }
+
   // The page's one worker: a promise resolved when Python and widgets are loaded.
   function boot() {
     if (booting) { return booting; }
@@ -142,7 +203,7 @@
     this.inputs = {};         // control name -> {spec, get(), set(v)}
     this.players = [];
 
-    var root = el("div", { "class": "sb-live", role: "group", "aria-label": "Live: " + info.title });
+    var root = el("div", { "class": "sb-live", role: "group", "aria-label": tr("Live: " + info.title) });
     var controls = el("div", { "class": "sb-live-controls" });
     info.controls.forEach(function (c) {
       var id = uid + "-" + c.name;
@@ -158,7 +219,7 @@
         };
         show();
         input.addEventListener("input", function (ev) { show(); self.request(ev.timeStamp); });
-        box.appendChild(el("label", { "for": id }, c.label));
+        box.appendChild(el("label", { "for": id }, tr(c.label)));
         box.appendChild(input);
         box.appendChild(out);
         self.inputs[c.name] = { spec: c, el: input,
@@ -167,7 +228,7 @@
       } else if (c.kind === "choice") {
         // a segmented control: the label beside a row of joined option buttons (radios)
         var fs = el("fieldset", { id: id, "class": "sb-live-segmented" });
-        fs.appendChild(el("legend", {}, c.label));
+        fs.appendChild(el("legend", {}, tr(c.label)));
         var seg = el("span", { "class": "sb-live-segments" });
         var radios = c.options.map(function (o, i) {
           var rid = id + "-" + i;
@@ -176,7 +237,7 @@
           r.checked = (o === c.value);
           r.addEventListener("change", function (ev) { self.request(ev.timeStamp); });
           seg.appendChild(r);
-          seg.appendChild(el("label", { "for": rid }, String(o)));
+          seg.appendChild(el("label", { "for": rid }, tr(String(o))));
           return r;
         });
         fs.appendChild(seg);
@@ -191,17 +252,17 @@
         var targetLabel = c.target;
         info.controls.forEach(function (t) { if (t.name === c.target) { targetLabel = t.label; } });
         var btn = el("button", { type: "button", id: id, "aria-pressed": "false",
-                                 "data-sb-control": c.name }, "\u25B6 Play " + targetLabel);
+                                 "data-sb-control": c.name }, tr("\u25B6 Play " + targetLabel));
         var timer = null;
         var stop = function () {
           if (timer !== null) { clearInterval(timer); timer = null; }
           btn.setAttribute("aria-pressed", "false");
-          btn.textContent = "\u25B6 Play " + targetLabel;
+          btn.textContent = tr("\u25B6 Play " + targetLabel);
         };
         btn.addEventListener("click", function () {
           if (timer !== null) { stop(); return; }
           btn.setAttribute("aria-pressed", "true");
-          btn.textContent = "\u275A\u275A Pause " + targetLabel;
+          btn.textContent = tr("\u275A\u275A Pause " + targetLabel);
           timer = setInterval(function () {
             var target = self.inputs[c.target];
             var v = Number(target.get()) + c.step;
@@ -217,7 +278,7 @@
     });
     this.canvas = el("canvas", { width: info.width, height: info.height, role: "img",
       "class": "sb-live-canvas",
-      "aria-label": (player.querySelector("img.sb-frame") || {}).alt || info.title });
+      "aria-label": (player.querySelector("img.sb-frame") || {}).alt || tr(info.title) });
     this.ctx = null;          // a canvas gets one kind of context: made on the first frame
     this.bitmaps = null;
     this.readout = el("div", { "class": "sb-readout sb-live-readout", "aria-live": "polite" });
@@ -354,7 +415,7 @@
       if (!this.ctx) { this.ctx = this.canvas.getContext("2d"); }
       this.ctx.putImageData(new ImageData(new Uint8ClampedArray(m.pixels), m.width, m.height), 0, 0);
     }
-    if (m.readouts !== this.readoutHtml) { this.readout.innerHTML = m.readouts; }
+    if (m.readouts !== this.readoutHtml) { this.readout.innerHTML = m.readouts; trTree(this.readout); }
     this.showNotes(m.inactive || {}, m.notes || {});
     this.paintTimes.push(performance.now() - t);     // main-thread ms of this frame (script)
     this.readoutHtml = m.readouts;
@@ -373,13 +434,13 @@
       var inp = this.inputs[name], off = name in inactive;
       var parts = inp.spec.kind === "choice" ? inp.el.querySelectorAll("input") : [inp.el];
       Array.prototype.forEach.call(parts, function (e) { e.disabled = off; });
-      inp.el.title = notes[name] || "";
+      inp.el.title = tr(notes[name] || "");
       inp.el.closest(".sb-live-control").classList.toggle("sb-live-off", off);
     }
     var self = this;
     this.notes.textContent = "";
     Object.keys(notes).forEach(function (name) {
-      self.notes.appendChild(el("div", { "data-sb-note": name }, self.labels[name] + ": " + notes[name]));
+      self.notes.appendChild(el("div", { "data-sb-note": name }, tr(self.labels[name] + ": " + notes[name])));
     });
   };
 
@@ -411,38 +472,40 @@
     if (location.protocol === "file:") {
       // browsers do not let a file:// page start a worker or fetch the WebAssembly files
       button.disabled = true;
-      button.textContent = "Run live";
+      button.textContent = tr("Run live");
       if (hint) {
-        hint.textContent = "Live mode needs the book served over http (make serve); " +
-          "opened from a file, the frames below work";
+        hint.textContent = tr("Live mode needs the book served over http (make serve); " +
+          "opened from a file, the frames below work");
       }
       return null;
     }
     button.setAttribute("data-sb-live", "starting");
     button.disabled = true;
-    button.textContent = "Starting\u2026";
+    button.textContent = tr("Starting\u2026");
     var ui = bar(button);
     ui.progress.hidden = false;
     ui.status.hidden = false;
     if (hint) { hint.hidden = true; }
     var show = function (m) {
+      var text = null;      // English; shown through tr(), kept in English in data-sb-progress
       if (m.phase === "download") {
         if (m.total > 0) {
           ui.progress.max = m.total;
           ui.progress.value = Math.min(m.loaded, m.total);
-          ui.status.textContent = "downloading " + mb(m.loaded) + " of " + mb(m.total) + " MB";
+          text = "downloading " + mb(m.loaded) + " of " + mb(m.total) + " MB";
         } else {
           ui.progress.removeAttribute("value");
-          ui.status.textContent = "downloading " + mb(m.loaded) + " MB";
+          text = "downloading " + mb(m.loaded) + " MB";
         }
-        if (m.done) { ui.status.textContent = "downloaded " + mb(m.loaded) + " MB"; }
+        if (m.done) { text = "downloaded " + mb(m.loaded) + " MB"; }
       } else if (m.phase === "step") {
         var i = STEPS.indexOf(m.step);
         ui.progress.max = STEPS.length;
         ui.progress.value = (i < 0 ? 0 : i) + (m.part || 0);
-        ui.status.textContent = m.step + (m.detail ? ": " + m.detail : "") + "\u2026";
+        text = m.step + (m.detail ? ": " + m.detail : "") + "\u2026";
       }
-      player.setAttribute("data-sb-progress", ui.status.textContent);
+      if (text !== null) { ui.status.textContent = tr(text); }
+      player.setAttribute("data-sb-progress", text !== null ? text : ui.status.textContent);
     };
     progressListeners.push(show);
     if (lastProgress) { show(lastProgress); }         // Python was already starting (warm)
@@ -488,14 +551,14 @@
       button.disabled = false;
       button.setAttribute("aria-pressed", "true");
       button.classList.add("sb-live-on");
-      button.textContent = "\u25CF Live";
-      button.title = "Live: every control runs the book's Python in your browser";
+      button.textContent = tr("\u25CF Live");
+      button.title = tr("Live: every control runs the book's Python in your browser");
       ui.progress.hidden = true;
       ui.status.textContent = "";
       ui.status.hidden = true;
       if (hint) {
         hint.hidden = false;
-        hint.textContent = "every control runs the book's Python in your browser";
+        hint.textContent = tr("every control runs the book's Python in your browser");
       }
       player.setAttribute("data-sb-live", "1");
       remember(true);
@@ -508,7 +571,7 @@
       return exp;
     } catch (e) {
       console.warn("sb_live: " + (e && e.message ? e.message : e));
-      button.textContent = "Live mode failed to start (the frames still work)";
+      button.textContent = tr("Live mode failed to start (the frames still work)");
       button.removeAttribute("data-sb-live");
       ui.progress.hidden = true;
       player.setAttribute("data-sb-live", "failed");
@@ -542,10 +605,10 @@
 
   function warmHint(text) {
     hints().forEach(function (hint) {
-      hint.textContent = text + " ";
+      hint.textContent = tr(text) + " ";
       var off = el("button", { type: "button", "class": "sb-live-cold",
-                               title: "Stop starting Python on the book's pages by itself" },
-                   "don't start by itself");
+                               title: tr("Stop starting Python on the book's pages by itself") },
+                   tr("don't start by itself"));
       off.addEventListener("click", cold);
       hint.appendChild(off);
     });
@@ -563,7 +626,7 @@
       window.sbLive.ready = false;
     }
     hints().forEach(function (hint) {
-      hint.textContent = "Python will start only when you click Run live";
+      hint.textContent = tr("Python will start only when you click Run live");
     });
   }
 
@@ -593,5 +656,5 @@
     });
   }
 
-  window.sbLive = { start: start, boot: boot, warm: warm, cold: cold, experiments: experiments };
+  window.sbLive = { start: start, boot: boot, warm: warm, cold: cold, experiments: experiments, tr: tr };
 })();

@@ -66,6 +66,7 @@ def tiny_chapter(book: Path) -> None:
 def two_editions(tmp_path):
     root = make_book(tmp_path, extra=TOC_EXTRA)
     shutil.copy(ROOT / "tools" / "sb_editions.py", root / "tools")
+    shutil.copy(ROOT / "tools" / "zh_strings.py", root / "tools")
     book = root / "book"
     tiny_chapter(book)
     po = book / "locale" / "zh_CN" / "LC_MESSAGES" / "chapters" / "tiny.po"

@@ -55,10 +55,10 @@ import zh_edition  # noqa: E402  (tools/, on the path by browser_support)
 
 ZH = zh_edition.SUBDIR
 
-#: how each language's answer box says "right" (issue 36 will translate the messages: a Chinese
-#: box whose markup differs from the English page's must speak Chinese)
+#: how each language's answer box says "right" (zh41 translated the messages, 4b703aa: a Chinese
+#: box whose markup differs from the English page's must answer in Chinese)
 RIGHT = {"en": lambda text: text.startswith("Right"),
-         "zh-CN": lambda text: any("\u4e00" <= ch <= "\u9fff" for ch in text)}
+         "zh-CN": lambda text: text.startswith("正确")}
 
 
 def _ids(pages):
@@ -207,8 +207,8 @@ def check_answer_boxes(page, same: frozenset = frozenset(), lang: str = "en") ->
     Each box is tried in one call (``_TRY_BOX_JS``: its own click and Enter handlers run, as
     a reader's would); the first box tried on a page is also driven by real input (typing, its
     button pressed from the keyboard, the Enter key), so the path from a reader's hand to the
-    handlers is tested on every page that has a box to try.  (Issue 34: the dozen Playwright actions per
-    box were ~4 s a page.)"""
+    handlers is tested on every page that has a box to try.  (Issue 34: the dozen Playwright
+    actions per box were ~4 s a page.)"""
     problems = []
     real_done = False
     for i, b in enumerate(page.evaluate(_BOXES_JS)):
