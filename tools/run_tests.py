@@ -112,11 +112,12 @@ def count_tests(reports: Path) -> tuple[int, int, int]:
 #: the static site in one; the stored-outputs check and the build-tool tests (neither needs the
 #: build) then, once the build has ended (:data:`NEEDS`), live mode, JupyterLite and JupyterLab in
 #: the other.  The CI run of 711ed2a, in two lanes, took 1773 s (the book lane's end); the
-#: fresh-clone run of f478e9b, in these three and with less work in stages 1, 8-12 (its stage 8 since reverted), took 1466 s,
+#: fresh-clone run of f478e9b, in these three and with less work in stages 1, 8-12 (its stage 8 reverted, back in static41), took 1466 s,
 #: and its Python lane ended it (stage 1 680 s beside the browser stages, for 353 s of CPU).  The
 #: load stayed at 7-8 on two cores while the browser stages ran: the run is bound by CPU, not by a
 #: lane.  (The CPU column leaves Chromium out, as no process of the stage waits for it: stage 8
-#: alone, polled from /proc, used 678 s of CPU in 539 s.)
+#: alone, polled from /proc, used 678 s of CPU in 539 s at 172f437; static41's, its whole process
+#: tree counted, 345 and 338 s of CPU in 324 and 308 s at load 1-4.)
 LANES: tuple[tuple[int, ...], ...] = ((1, 2, 4, 3), (6, 8), (5, 7, 9, 10, 11, 12))
 
 #: a stage that waits for a stage of another lane to end (ok) before it starts: the browser

@@ -346,6 +346,91 @@ def close_in_background(page, base: str) -> None:
                 pass
     threading.Thread(target=shut, daemon=True).start()
 
+# ------------------------------------------------------------------------- page checks
+
+#: a phone's view of the page (issue 36): the document's language, the first few visible texts
+#: under 12 CSS px (MathJax and the frame players' pictures left out) and the page's width
+PHONE_MEASURE_JS = """() => {
+  let small = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) {
+    const t = walker.currentNode, el = t.parentElement;
+    if (!t.textContent.trim() || !el || el.closest('mjx-container, .sb-frame-player')) continue;
+    const r = el.getBoundingClientRect(), s = getComputedStyle(el);
+    if (r.width === 0 || r.height === 0 || s.visibility === 'hidden' || s.display === 'none') continue;
+    if (parseFloat(s.fontSize) < 12) small.push(parseFloat(s.fontSize) + 'px: ' + t.textContent.trim().slice(0, 40));
+  }
+  return {lang: document.documentElement.lang, small: small.slice(0, 5),
+          width: document.scrollingElement.scrollWidth};
+}"""
+
+#: jump every running animation and transition to its end: a resized page as a reader who
+#: loaded it at that size sees it.  (The theme slides its sidebars out over 0.25 s when the
+#: viewport narrows to a phone's, and in: mid-way the page outline covered the language switch
+#: at 390 px; finishing them needs no animation frame, waiting for them would.)  Returns how
+#: many it finished (an endless one is left).
+FINISH_ANIMATIONS_JS = """() => {
+  let n = 0;
+  for (const a of document.getAnimations()) { try { a.finish(); n++; } catch (e) { /* endless */ } }
+  return n;
+}"""
+
+
+#: the header's language switch as a reader meets it, read without touching the page (issue 34:
+#: a click on it after the axe audit waited 30 s for an animation frame once): the URL its href
+#: resolves to, whether it sits in the article header, is rendered (``checkVisibility`` with
+#: opacity and visibility), lies inside the viewport at the top of the page, and is what a tap
+#: at its centre would hit.  The page is first put at its top (``instant``: the theme scrolls
+#: smoothly), as a freshly loaded page is.
+SWITCH_JS = """() => {
+  const a = document.querySelector('a.sb-lang-switch');
+  if (!a) return null;
+  window.scrollTo({top: 0, left: 0, behavior: 'instant'});
+  const r = a.getBoundingClientRect();
+  const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+  return {href: a.href, count: document.querySelectorAll('a.sb-lang-switch').length,
+          header: !!a.closest('.bd-header-article'),
+          shown: r.width > 0 && r.height > 0 &&
+                 a.checkVisibility({opacityProperty: true, visibilityProperty: true}),
+          inside: r.left >= 0 && r.top >= 0 && r.right <= window.innerWidth && r.bottom <= window.innerHeight,
+          hit: !!hit && (hit === a || a.contains(hit)),
+          box: [Math.round(r.left), Math.round(r.top), Math.round(r.width), Math.round(r.height)]};
+}"""
+
+
+#: Before an axe audit that leaves MathJax out, make the page cheap to audit with the same
+#: verdict on the rest (issue 34: the audit was most of a chapter's test time).  (1) Each
+#: ``mjx-container`` keeps its box (its size frozen in CSS px) but loses MathJax's thousands of
+#: inner nodes, which the audit excluded anyway.  (2) Of the syntax-highlighted code's token
+#: spans, the first with a given chain of classes and styles up to its ``pre`` stays and each
+#: repeat becomes plain text: a repeat has the same colour, background and font as the first,
+#: so colour contrast gives it the same verdict.  The same for Sphinx's ``span.pre`` (the
+#: words of inline code and of the library reference's signatures: 926 on the api page), the
+#: chain up to the body.  Returns what it removed.
+AXE_PREPARE_JS = """() => {
+  let math = 0, spans = 0;
+  for (const c of document.querySelectorAll('mjx-container')) {
+    const r = c.getBoundingClientRect();
+    c.replaceChildren();
+    c.style.display = c.getAttribute('display') === 'true' ? 'block' : 'inline-block';
+    c.style.width = r.width + 'px'; c.style.height = r.height + 'px';
+    math++;
+  }
+  const seen = new Set();
+  for (const s of document.querySelectorAll('div.highlight pre span, span.pre')) {
+    if (s.children.length) continue;
+    const key = [];
+    for (let e = s; e && e.tagName !== 'BODY'; e = e.parentElement) {
+      key.push(e.tagName + '.' + e.className + '|' + (e.getAttribute('style') || ''));
+      if (e.tagName === 'PRE') break;
+    }
+    const k = key.join('<');
+    if (seen.has(k)) { s.replaceWith(document.createTextNode(s.textContent)); spans++; }
+    else seen.add(k);
+  }
+  return {math: math, spans: spans};
+}"""
+
 
 #: close every open document of a JupyterLab page: its kernel shut down, its changes dropped
 #: (the copies are never saved), its widget disposed, so the next notebook opened is the only one
