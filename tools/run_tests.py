@@ -112,8 +112,9 @@ def count_tests(reports: Path) -> tuple[int, int, int]:
 #: the static site in one; the stored-outputs check and the build-tool tests (neither needs the
 #: build) then, once the build has ended (:data:`NEEDS`), live mode, JupyterLite and JupyterLab in
 #: the other.  The CI run of 711ed2a, in two lanes, took 1773 s (the book lane's end); the
-#: fresh-clone run of f478e9b, in these three and with less work in stages 1, 8-12 (its stage 8 reverted, back in static41), took 1466 s,
-#: and its Python lane ended it (stage 1 680 s beside the browser stages, for 353 s of CPU).  The
+#: fresh-clone run of f478e9b, in these three, took 1466 s; that of 4c4a428 (static41's stage 8,
+#: pytest without nbval's plugin) 1305 s, its Python lane ending it (stage 1 492 s beside the
+#: browser stages for 273 s of CPU, stage 4 352 s, stage 3 462 s, mostly 3.10's 305 s).  The
 #: load stayed at 7-8 on two cores while the browser stages ran: the run is bound by CPU, not by a
 #: lane.  (The CPU column leaves Chromium out, as no process of the stage waits for it: stage 8
 #: alone, polled from /proc, used 678 s of CPU in 539 s at 172f437; static41's, its whole process
