@@ -30,6 +30,7 @@ import numpy as np
 
 from ._tree_aligned import _Aligned
 from ._tree_blocks import _Arena
+from ._tree_kernels import _cross3
 
 
 class _Base(NamedTuple):
@@ -93,14 +94,6 @@ def _base(tree: _Aligned) -> _Base:
     if len(_BASE) > 64:
         _BASE.clear()
     _BASE[id(tree)] = (tree, out)
-    return out
-
-
-def _cross(a: np.ndarray, b: np.ndarray, out: np.ndarray, t: np.ndarray) -> np.ndarray:
-    """out = a x b for component-first arrays (3, ...); t scratch shaped like out[0]."""
-    for k, (i, j) in enumerate(((1, 2), (2, 0), (0, 1))):
-        np.multiply(a[i], b[j], out=out[k])
-        out[k] -= np.multiply(a[j], b[i], out=t)
     return out
 
 
@@ -201,14 +194,14 @@ def _crba_base(tree: _Aligned, q: np.ndarray, arena: _Arena, out: np.ndarray) ->
     w, v = S[:3], S[3:]
     w[...] = np.swapaxes(G[:, 2], 0, 1)                  # revolute: S = [R z; p x R z]
     pos[...] = np.swapaxes(G[:, 3], 0, 1)
-    _cross(pos, w, v, t)
+    _cross3(pos, w, v, t)
     if c.prismatic.size:                                 # prismatic: S = [0; R z]
         v[:, c.prismatic] = w[:, c.prismatic]
         w[:, c.prismatic] = 0.0
     Sig, h = C[:6], C[6:]
     F = G.reshape(-1)[:6 * n * b].reshape(6, n, b)       # (G is done with)
     nn, ff = F[:3], F[3:]
-    _cross(h, v, nn, t)                                  # n = h x v + tr(Sigma) w - Sigma w
+    _cross3(h, v, nn, t)                                  # n = h x v + tr(Sigma) w - Sigma w
     tr = np.add(Sig[0], Sig[1], out=cos)                 # (cos is done with)
     tr += Sig[2]
     for k, (d, o1, o2) in enumerate(((0, (3, 1), (4, 2)), (1, (3, 0), (5, 2)), (2, (4, 0), (5, 1)))):
@@ -217,7 +210,7 @@ def _crba_base(tree: _Aligned, q: np.ndarray, arena: _Arena, out: np.ndarray) ->
         e += np.multiply(pos[0], w[k], out=t)
         e -= np.multiply(Sig[o1[0]], w[o1[1]], out=t)
         e -= np.multiply(Sig[o2[0]], w[o2[1]], out=t)
-    _cross(w, h, ff, t)                                  # f = w x h + m v
+    _cross3(w, h, ff, t)                                  # f = w x h + m v
     ff += np.multiply(c.mass, v, out=pos)
     H = out
     for j, k, iv in c.rows:                              # H_ji = S_j^T F_i over j's subtree
