@@ -271,7 +271,8 @@ class Live:
     def controls(self, name: str) -> str:
         """Experiment ``name``'s controls as JSON (:func:`control_specs`), before it is created:
         the adapter puts the frame on screen's values on their step grid with them, so that
-        :meth:`create` draws that frame first (no second drawing for the first frame)."""
+        :meth:`create` sets them and returns that frame's readouts (no separate update from the
+        page before the first frame is shown)."""
         return json.dumps(control_specs(_experiment_class(name)))
 
     def create(self, name: str, narrow: bool = False, values_json: str = "{}",
