@@ -173,14 +173,12 @@ class Catalogue:
 
 def load(path: Path = CATALOGUE) -> tuple[dict[str, str], dict[str, set], dict[str, bool]]:
     """(English -> Chinese, English -> tags, English -> fuzzy) of the catalogue."""
-    from babel.messages.pofile import read_po
+    import i18n
 
     entries, tags, fuzzy = {}, {}, {}
     if not path.is_file():
         return entries, tags, fuzzy
-    with path.open("rb") as f:
-        catalog = read_po(f, locale=LANG)
-    for m in catalog:
+    for m in i18n.load(path):
         if not m.id:
             continue
         entries[m.id] = m.string if not m.fuzzy else ""
@@ -482,24 +480,19 @@ def sources(html_dir: Path) -> dict[str, set]:
 def update(html_dir: Path) -> int:
     """Merge the English build's strings into the catalogue: new ones empty, gone ones dropped,
     kept ones keep their translation."""
+    import i18n
     from babel.messages.catalog import Catalog
-    from babel.messages.pofile import write_po
 
     entries, _, fuzzy = load()
     found = sources(html_dir)
     cat = Catalog(locale=LANG, project="spatialbook code strings", fuzzy=False)
     if CATALOGUE.is_file():                       # no churn in the header of an unchanged file
-        from babel.messages.pofile import read_po
-
-        with CATALOGUE.open("rb") as f:
-            cat.creation_date = read_po(f, locale=LANG).creation_date
+        cat.creation_date = i18n.load(CATALOGUE).creation_date
     for text in sorted(found, key=lambda t: (sorted(found[t])[0], t)):
         cat.add(text, entries.get(text, ""),
                 auto_comments=["used by: " + ", ".join(sorted(found[text]))],
                 flags=("fuzzy",) if fuzzy.get(text) else ())
-    CATALOGUE.parent.mkdir(parents=True, exist_ok=True)
-    with CATALOGUE.open("wb") as f:
-        write_po(f, cat, width=0, omit_header=False, sort_output=False, ignore_obsolete=True)
+    i18n.save(cat, CATALOGUE)
     todo = sum(1 for t in found if not entries.get(t))
     print(f"zh_strings: {len(found)} code strings, {todo} to translate, "
           f"{len(set(entries) - set(found))} dropped")
@@ -509,11 +502,10 @@ def update(html_dir: Path) -> int:
 def import_(src: Path) -> int:
     """Store translations (a JSON object ``{english: chinese}``) that keep their source's
     numbers, symbols and places; refuse the others."""
-    from babel.messages.pofile import read_po, write_po
+    import i18n
 
     data = json.loads(src.read_text(encoding="utf-8"))
-    with CATALOGUE.open("rb") as f:
-        cat = read_po(f, locale=LANG)
+    cat = i18n.load(CATALOGUE)
     done, bad = 0, []
     for english, chinese in data.items():
         m = cat.get(english)
@@ -525,8 +517,7 @@ def import_(src: Path) -> int:
             continue
         m.string, done = chinese, done + 1
         m.flags.discard("fuzzy")
-    with CATALOGUE.open("wb") as f:
-        write_po(f, cat, width=0, omit_header=False, sort_output=False, ignore_obsolete=True)
+    i18n.save(cat, CATALOGUE)
     print(f"zh_strings: {done} translations stored")
     for b in bad:
         print(f"  refused: {b}", file=sys.stderr)

@@ -66,7 +66,8 @@ def tiny_chapter(book: Path) -> None:
 def two_editions(tmp_path):
     root = make_book(tmp_path, extra=TOC_EXTRA)
     shutil.copy(ROOT / "tools" / "sb_editions.py", root / "tools")
-    shutil.copy(ROOT / "tools" / "zh_strings.py", root / "tools")
+    for name in ("zh_strings.py", "i18n.py"):    # the code strings' catalogue, read through i18n
+        shutil.copy(ROOT / "tools" / name, root / "tools")
     book = root / "book"
     tiny_chapter(book)
     po = book / "locale" / "zh_CN" / "LC_MESSAGES" / "chapters" / "tiny.po"
