@@ -64,8 +64,8 @@ STAGES: list[tuple[str, list[str]]] = [
     ("every other Python 3.10-3.13 on this machine: fresh venv from the lock, self-check, library tests "
      "(another patch release of the main .venv's minor version: set-up and self-check)",
      [PY, "tools/test_pythons.py"]),
-    ("chapter notebooks re-executed and compared (nbval, strict), as this machine runs them and "
-     "with numpy's SIMD dispatch limited to its baseline",
+    ("chapter notebooks re-executed and compared (nbval, strict) with numpy's SIMD dispatch "
+     "limited to its baseline (stale outputs and CPU-dependent digits both fail)",
      [PY, "tools/nbval_stage.py", *chapter_notebooks()]),
     ("notebooks carry their outputs, no errors, no digits beyond their declared precision; "
      "a 1e-6 change of the physics fails nbval",
@@ -180,7 +180,7 @@ def _command(number: int, cmd: list[str], reports: Path, lanes: bool,
         cmd = [*cmd, SAMPLED]
     if "pytest" in cmd:
         cmd = [*cmd, f"--junitxml={reports / f'stage{number}.xml'}"]
-    elif cmd[1:2] == ["tools/nbval_stage.py"]:     # two pytest runs: stageN.xml, stageN-simd.xml
+    elif cmd[1:2] == ["tools/nbval_stage.py"]:     # its pytest run(s): stageN.xml (stageN-native.xml)
         cmd = [cmd[0], cmd[1], "--junitxml", str(reports / f"stage{number}"), *cmd[2:]]
     elif cmd[1:2] == ["tools/test_pythons.py"] and lanes:
         # one at a time: two at a time at a lower priority beside the book lane was measured
