@@ -184,8 +184,8 @@ import widgets
 for mod in list(sys.modules.values()):        # every module that took get_font by name
     if getattr(mod, "get_font", None) is ORIGINAL:
         mod.get_font = spy
-for name, cases in json.loads(sys.argv[2]).items():
-    for narrow in (False, True):
+for name, (layouts, cases) in json.loads(sys.argv[2]).items():
+    for narrow in layouts:
         h = json.loads(m.LIVE.create(name, narrow))["handle"]
         for values in cases:
             m.LIVE.update(h, json.dumps(values))
@@ -198,13 +198,13 @@ print(json.dumps({"modules": [f for f in files if f], "fonts": sorted(fonts),
 
 
 def test_experiments_use_nothing_the_archive_leaves_out():
-    from sampling import count
+    from sampling import count, sampled
     from widget_helpers import settings
     from widgets import EXPERIMENTS, Choice, Slider
     from widgets.live import _plain_option
 
     cases = {}
-    for name, cls in EXPERIMENTS.items():
+    for i, (name, cls) in enumerate(EXPERIMENTS.items()):
         rows = [{}]
         for c in cls.CONTROLS:                     # every control at both ends (the others
             if isinstance(c, Slider):              # at their defaults; its top end only in
@@ -213,7 +213,9 @@ def test_experiments_use_nothing_the_archive_leaves_out():
                 rows += [{c.name: _plain_option(o)} for o in c.options]
         # and 2 random settings of all controls (none in make test-fast: the ends reach every control)
         rows += [{k: _plain_option(v) for k, v in s.items()} for s in settings(cls, 7, count(2, 0))]
-        cases[name] = rows
+        # both layouts (in make test-fast one, alternating between experiments: both reached)
+        layouts = [False, True] if not sampled() else [bool(i % 2)]
+        cases[name] = [layouts, rows]
     proc = subprocess.run([sys.executable, "-c", _EXERCISE, str(ROOT), json.dumps(cases)],
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
