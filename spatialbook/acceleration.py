@@ -27,8 +27,11 @@ def spatial_acceleration(velocity, classical_acceleration) -> np.ndarray:
 
     Returns
     -------
-    ndarray, shape (..., 6): [alpha; a_P - omega x v_P].
+    ndarray, shape (..., 6)
+        [alpha; a_P - omega x v_P].
 
+    Examples
+    --------
     A point 0.4 m from the hinge of a door spinning steadily at 2 rad/s accelerates
     centripetally, yet the door's spatial acceleration is zero:
 

@@ -76,6 +76,8 @@ def velocity_field(velocity, points) -> np.ndarray:
     -------
     ndarray, shape (..., 3)
 
+    Examples
+    --------
     >>> import spatialbook as sb
     >>> sb.velocity_field([0, 0, 2, 0, 0, 0], [[0.4, 0, 0], [0.8, 0, 0]])
     array([[0. , 0.8, 0. ],

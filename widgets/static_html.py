@@ -357,6 +357,8 @@ def answer_box(question: str, expected: float | Sequence[float], tolerance: floa
         Deterministic markup, like :func:`frame_player`.  ``data-expected`` holds JSON: a
         number, or an array of numbers for a vector.
 
+    Examples
+    --------
     >>> 'data-expected="[0.4, -1.2, 0.0]"' in answer_box("v_Q?", [0.4, -1.2, 0], 0.01, "m/s").data
     True
     """
