@@ -40,6 +40,25 @@ def test_translations_keep_evals_targets_math_code_links(page):
     assert problems == []
 
 
+@pytest.mark.parametrize("page", [p for p in i18n.pages() if not (i18n.BOOK / f"{p}.rst").exists()])
+def test_translations_name_the_labels_their_source_quotes(page):
+    """Prose that quotes a label (**Run live**, "v near") must name the label the Chinese page
+    shows (实时运行, 近点 v), or the reader looks for a button that is not there."""
+    labels = i18n.code_labels()
+    assert labels.get("Run live") == "实时运行"
+    problems = [f"{m.id[:60]!r}: {p}" for m in i18n.load(i18n.po_path(page))
+                if m.id and m.string and not m.fuzzy
+                for p in i18n.quoted_labels_missing(m.id, m.string, labels)]
+    assert not problems, "\n".join(problems)
+
+
+def test_the_label_check_finds_an_english_label_left_in_the_prose():
+    labels = {"Run live": "实时运行", "v near": "近点 v"}
+    src = 'Press **Run live**, then read "v near" and the **door**.'
+    assert len(i18n.quoted_labels_missing(src, "按 **Run live**，然后读 “近点 v”。", labels)) == 1
+    assert i18n.quoted_labels_missing(src, "按**实时运行**（Run live），然后读“近点 v”。", labels) == []
+
+
 def test_finished_pages_are_listed_pages():
     listed = finished_pages(BOOK)
     assert listed, "book/locale/zh_CN/FINISHED lists no page"

@@ -18,8 +18,11 @@ for the translator) and drops messages that no longer exist: a fuzzy or empty me
 missing translation to ``check``.  ``export`` writes the page's missing and fuzzy messages as a
 JSON list of ``{"id", "str", "previous"}``; ``import`` reads a JSON object ``{english: chinese}``
 (or such a list with "str" filled in) and stores them as finished translations.  ``check``
-fails when a message has no translation (unless ``--allow-missing``), and when a translation
-loses or changes a part of its source that must survive translation (:func:`kept_parts`).
+fails when a message has no translation (unless ``--allow-missing``), when a translation
+loses or changes a part of its source that must survive translation (:func:`kept_parts`), and
+when a message quotes a label the page shows in Chinese (a control's, a readout's, a button's,
+from ``code_strings.po``) while its translation does not name that Chinese label
+(:func:`quoted_labels_missing`).
 
 The text that code draws on a page (answer boxes, frame players, live mode, the live and lite
 bars) is not in these catalogues: ``tools/zh_strings.py`` and ``book/locale/zh_CN/code_strings.po``.
@@ -131,6 +134,34 @@ def rest_literals_changed(source: str, translation: str) -> list[str]:
     return [f"reST reads other literals: {sorted(got - want)[:2]} for {sorted(want - got)[:2]}"]
 
 
+#: a label quoted in prose: **bold**, "straight" or “curly” quotes
+_QUOTED = re.compile(r'\*\*([^*\n]+?)\*\*|"([^"\n]+?)"|\u201c([^\u201d\n]+?)\u201d')
+
+
+def code_labels() -> dict[str, str]:
+    """The text code shows on a page (``code_strings.po``): English -> Chinese, where they differ
+    (patterns with ``{name}`` places left out)."""
+    path = LOCALE.parent / "code_strings.po"
+    if not path.exists():
+        return {}
+    return {m.id: m.string for m in load(path)
+            if m.id and m.string and not m.fuzzy and "{" not in m.id and m.string != m.id}
+
+
+def quoted_labels_missing(source: str, translation: str, labels: dict[str, str]) -> list[str]:
+    """Labels that ``source`` quotes (``**Run live**``, ``"v near"``) whose Chinese form, the one
+    the Chinese page shows, ``translation`` does not contain: a reader told to press **Run live**
+    finds a button reading 实时运行 (found by the bilingual review; issue 36)."""
+    out = []
+    for m in _QUOTED.finditer(source):
+        label = next(g for g in m.groups() if g is not None).strip()
+        shown = labels.get(label)
+        if shown and shown not in translation:
+            out.append(f"quotes the label {label!r}, shown on the Chinese page as {shown!r}, "
+                       "which the translation does not name")
+    return out
+
+
 def po_path(page: str) -> Path:
     return LOCALE / f"{page}.po"
 
@@ -223,6 +254,7 @@ def import_(page: str, src: Path) -> None:
 
 def check(selected: list[str], allow_missing: bool) -> int:
     failures, missing, total = [], 0, 0
+    labels = code_labels()
     for page in selected or pages():
         for m in load(po_path(page)):
             if not m.id:
@@ -234,7 +266,9 @@ def check(selected: list[str], allow_missing: bool) -> int:
                     why = "changed in English since translated" if m.fuzzy else "not translated"
                     failures.append(f"{page}: {why}: {m.id[:70]!r}")
                 continue
-            for p in lost_or_changed(m.id, m.string):
+            rest = (BOOK / f"{page}.rst").exists()    # api.rst: **name** is a parameter there
+            for p in lost_or_changed(m.id, m.string) + (
+                    [] if rest else quoted_labels_missing(m.id, m.string, labels)):
                 failures.append(f"{page}: {p} in the translation of {m.id[:50]!r}")
             if (BOOK / f"{page}.rst").exists():
                 for p in rest_markup_problems(m.string) + rest_literals_changed(m.id, m.string):
