@@ -20,6 +20,7 @@ code, numbers or names, and no raw MyST (``{eval}``, ``{term}``, ``{eq}``, fence
 from __future__ import annotations
 
 import html as htmllib
+import json
 import os
 import re
 import subprocess
@@ -61,6 +62,23 @@ def book_title(book: Path, english: str) -> str:
     return m.string if m is not None and m.string and not m.fuzzy else english
 
 
+#: a run of Han characters (jieba's own dictionary words are such runs)
+_HAN = re.compile(r"[\u4e00-\u9fff]{2,}")
+
+
+def search_terms(book: Path) -> list[str]:
+    """The glossary's Chinese names (each entry's first line, its alternates in brackets too),
+    as runs of Han characters: the words the Chinese search must find whole.  Sphinx's Chinese
+    search cuts the text with jieba, whose own dictionary splits 运动旋量 into 运动 / 旋量; given
+    these as a user dictionary (``html_search_options``'s ``dict``) it keeps them whole, and its
+    ``cut_for_search`` still indexes the parts."""
+    glossary = book / "glossary.md"
+    if not glossary.is_file():
+        return []
+    names = re.findall(r"^\S[^\n]*\n  ([^\n.]+?)[.．]", glossary.read_text(encoding="utf-8"), re.M)
+    return sorted({t for name in names for t in _HAN.findall(name)})
+
+
 def write_config(root: Path, dest: Path) -> Path:
     """``jupyter_book.yml`` for the Chinese edition, written to ``dest``."""
     config = yaml.safe_load((root / "jupyter_book.yml").read_text(encoding="utf-8"))
@@ -78,6 +96,10 @@ def write_config(root: Path, dest: Path) -> Path:
     conf["mathjax_path"] = "../../mathjax/tex-chtml.js"
     conf.setdefault("html_theme_options", {})["search_bar_text"] = UI["search_bar_text"]
     dest.parent.mkdir(parents=True, exist_ok=True)
+    # the search index: jieba cuts the Chinese text, the glossary's terms kept whole
+    terms = dest.parent / "search_terms.txt"
+    terms.write_text("".join(f"{t}\n" for t in search_terms(book)), encoding="utf-8")
+    conf["html_search_options"] = {"dict": str(terms.resolve())}
     dest.write_text(yaml.safe_dump(config, allow_unicode=True, sort_keys=False), encoding="utf-8")
     return dest
 
@@ -254,6 +276,26 @@ def finished(book: Path) -> list[str]:
     return sorted(pages)
 
 
+def search_problems(html_dir: Path, book: Path) -> list[str]:
+    """The Chinese search index must hold the glossary's terms whole (jieba at work: without it
+    Sphinx indexes only the Latin words of a Chinese page, and a reader's 空间速度 finds nothing)."""
+    index = html_dir / SUBDIR / "searchindex.js"
+    if not index.is_file():
+        return [f"no search index {index.relative_to(html_dir)}"]
+    text = index.read_text(encoding="utf-8")
+    start = text.index("{")
+    terms = json.loads(text[start:text.rindex("}") + 1]).get("terms", {})
+    want = search_terms(book)
+    missing = [t for t in want if t not in terms]
+    if not any(_HAN.fullmatch(t) for t in terms):
+        return ["the Chinese search index holds no Chinese word: Sphinx cuts Chinese text with "
+                "jieba, which is not installed here (the book extra of pyproject.toml has it)"]
+    if missing:
+        return [f"the Chinese search index lacks {len(missing)} of the glossary's "
+                f"{len(want)} terms: {missing[:8]}"]
+    return []
+
+
 def html_problems(html_dir: Path, book: Path) -> list[str]:
     """The check of the built Chinese edition's finished pages (``html_dir``: the site)."""
     zh = html_dir / SUBDIR
@@ -267,7 +309,7 @@ def html_problems(html_dir: Path, book: Path) -> list[str]:
         if '<html lang="zh-CN"' not in text:
             problems.append(f"{page}: the page is not marked lang=\"zh-CN\"")
         problems += text_problems(page, text)
-    return problems + code_string_problems(html_dir, book)
+    return problems + code_string_problems(html_dir, book) + search_problems(html_dir, book)
 
 
 def code_string_problems(html_dir: Path, book: Path = ROOT / "book") -> list[str]:

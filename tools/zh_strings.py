@@ -583,7 +583,20 @@ def _config_inited(app, config) -> None:
     app.sb_code_strings = catalogue(Path(app.srcdir) / "locale" / LANG / "code_strings.po")
 
 
+def _quiet_jieba() -> None:
+    """jieba (Sphinx's Chinese search splitter) logs its dictionary's loading on stderr at DEBUG
+    level: a build's output is for problems."""
+    try:
+        import logging
+
+        import jieba
+    except ImportError:            # the search check (tools/zh_edition.py) says what is missing
+        return
+    jieba.setLogLevel(logging.WARNING)
+
+
 def setup(app):
+    _quiet_jieba()
     app.connect("config-inited", _config_inited)
     # after live mode's bars (tools/live_stage.py) and the lite bars (tools/lite_pages.py)
     app.connect("html-page-context", _page_context, priority=900)

@@ -75,3 +75,29 @@ def test_unfinished_page_says_so_and_links_to_english(browser, site_url):
     finally:
         ctx.close()
     assert not guard.blocked
+
+
+#: a query per kind of term: a glossary term jieba's own dictionary would split (运动 / 旋量),
+#: one it knows whole, and a longer one; each with a chapter page it must find
+SEARCHES = {"运动旋量": "chapters/ch02_motion_transform.html",
+            "铰接体惯量": "chapters/ch13_articulated_body.html",
+            "空间加速度": "chapters/ch07_spatial_acceleration.html"}
+
+
+def test_search_finds_chinese_terms(browser, site_url):
+    """The Chinese site's own search (Sphinx's, offline) finds a glossary term typed as a reader
+    types it, whole: the index is cut by jieba with the glossary's terms kept whole
+    (tools/zh_edition.py's ``search_terms``); without jieba it holds no Chinese word at all."""
+    ctx, guard = _phone(browser)
+    page = ctx.new_page()
+    try:
+        for query, want in SEARCHES.items():
+            page.goto(f"{site_url}/{zh_edition.SUBDIR}/search.html?q={query}", wait_until="load")
+            page.wait_for_function("() => (document.querySelector('#search-results .search-summary')"
+                                   " || {}).innerText", timeout=60_000)
+            hits = page.eval_on_selector_all("#search-results ul.search li a",
+                                             "els => els.map(a => a.getAttribute('href'))")
+            assert any(h.split("#")[0].endswith(want) for h in hits), (query, hits[:12])
+    finally:
+        ctx.close()
+    assert not guard.blocked
