@@ -59,6 +59,19 @@ def test_the_label_check_finds_an_english_label_left_in_the_prose():
     assert i18n.quoted_labels_missing(src, "按**实时运行**（Run live），然后读“近点 v”。", labels) == []
 
 
+def test_words_inside_math_may_be_translated_but_no_symbol():
+    """A formula's prose (``\\text{that is}``) may be put in Chinese, split or merged; a symbol's
+    name (``\\text{old}``), an operator or a variable may not change."""
+    src = r"Here $a\quad\text{that is}\quad b$, $x^{\text{old}}$ and $c+\text{(links before }i)$."
+    assert i18n.lost_or_changed(
+        src, r"这里 $a\quad\text{即}\quad b$，$x^{\text{old}}$ 和 $c+\text{(在 }i\text{ 之前的连杆})$。") == []
+    for wrong in (r"$x^{\text{旧}}$", r"$x^{\text{new}}$"):
+        t = r"这里 $a\quad\text{即}\quad b$，" + wrong + r" 和 $c+\text{(在 }i\text{ 之前的连杆})$。"
+        assert i18n.lost_or_changed(src, t), wrong
+    assert i18n.lost_or_changed(src, r"这里 $a\quad\text{即}\quad c$，$x^{\text{old}}$ 和 $c+\text{(在 }i\text{ 之前的连杆})$。")
+    assert not i18n._prose_text("(MR 8.22)") and not i18n._prose_text("body COM")
+
+
 def test_finished_pages_are_listed_pages():
     listed = finished_pages(BOOK)
     assert listed, "book/locale/zh_CN/FINISHED lists no page"

@@ -52,6 +52,34 @@ _ROLE = re.compile(r"\{(\w[\w:-]*)\}`([^`]*)`")
 _MATH = re.compile(r"\$\$(.+?)\$\$|\$([^$\n]+?)\$", re.S)
 _CODE = re.compile(r"(?<![`}])``?([^`]+?)``?(?!`)")
 _LINK = re.compile(r"\]\(([^)\s]+)\)")
+#: a ``\text{...}`` group inside math (no nested braces)
+_TEXT = re.compile(r"\\text\{([^{}]*)\}")
+#: Chinese characters and full-width punctuation
+_CJK_TEXT = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-\uffef]")
+#: one-word ``\text`` groups that are prose, not a symbol's name
+PROSE_WORDS = {"and", "or", "unchanged", "coupling", "quaternion", "subtree", "angular", "linear",
+               "locked", "limp"}
+
+
+def _prose_text(body: str) -> bool:
+    """A ``\text{}`` body a translation may put in Chinese: words of a sentence inside a formula
+    (``that is``, ``for every``, ``rotation about``, ``motion:``), not a symbol's name
+    (``old``, ``lin``, ``ext``, ``body COM``: one word, or a name with digits like ``(MR 8.22)``),
+    or a body already in Chinese."""
+    if _CJK_TEXT.search(body):
+        return True
+    b = body.strip()
+    return (bool(re.search(r"[A-Za-z]{2,}", b)) and not re.search(r"\d", b)
+            and (" " in b or b.endswith(":") or b.strip("()") in PROSE_WORDS)
+            and b not in ("body COM", "subtree com"))
+
+
+def math_key(math: str) -> str:
+    """A formula as a translation must keep it: with its prose ``\text{}`` groups left out
+    (:func:`_prose_text`), so that a translation may put those words in Chinese, add or merge
+    such groups, while every symbol, subscript name (``\text{old}``) and operator stays."""
+    out = _TEXT.sub(lambda m: "" if _prose_text(m.group(1)) else m.group(0), math)
+    return re.sub(r"\s+", "", out)
 _LABEL = re.compile(r"^\(([\w:-]+)\)=", re.M)
 _TARGET = re.compile(r"<([^<>]+)>\s*$")
 
@@ -63,7 +91,8 @@ def kept_parts(message: str) -> Counter:
     * a cross-reference role's target (``{eq}``, ``{ref}``, ``{numref}``, ``{doc}``,
       ``{term}``...): for ``{term}`angular velocity <Angular velocity>``` the target
       ``Angular velocity``, so its shown text may be translated;
-    * inline and display math, inline code, link targets and ``(label)=`` labels.
+    * inline and display math (:func:`math_key`: the words of a ``\text{}`` may be translated),
+      inline code, link targets and ``(label)=`` labels.
     """
     parts: Counter = Counter()
     rest = message
@@ -76,7 +105,7 @@ def kept_parts(message: str) -> Counter:
             parts[f"{{{role}}} -> {(t.group(1) if t else body).strip()}"] += 1
     rest = _ROLE.sub(" ", message)
     for m in _MATH.finditer(rest):
-        parts[f"math: {(m.group(1) or m.group(2)).strip()}"] += 1
+        parts[f"math: {math_key(m.group(1) or m.group(2))}"] += 1
     rest = _MATH.sub(" ", rest)
     for m in _CODE.finditer(rest):
         parts[f"code: {m.group(1)}"] += 1
