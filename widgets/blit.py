@@ -206,8 +206,9 @@ from matplotlib.text import Text
         card's too), at the same place on the canvas (its transform may move it without a
         change of the text: a new layout, another dpi), with the same clip box; and the pixels
         of its box (the text's and its card's extent, padded) must equal those it was drawn
-        over.  The first draw at a new key measures the box, the second keeps the pixels
-        beneath and drawn, each later one compares and copies back (tens of microseconds
+        over.  The first draw at a new key only notes the key (a turn of E11's view changes
+        it every time), the second measures the box and keeps the pixels beneath and drawn,
+        each later one compares and copies back (tens of microseconds
         against 1-3 ms of layout and drawing in the browser)."""
         patch = text.get_bbox_patch()
         key = None
@@ -217,11 +218,11 @@ from matplotlib.text import Text
                    None if clip is None else tuple(clip.bounds), renderer.dpi,
                    renderer.width, renderer.height)
         rec = self._texts.get(id(text))
-        buf = None
         if key is not None and rec is not None and rec[0] == key:
+            if rec[1] is None:             # the second draw at this key: measure its box
+                rec[1] = _text_box(text, renderer)
             r0, r1, c0, c1 = rec[1]
-            buf = np.asarray(renderer.buffer_rgba())
-            here = buf[r0:r1, c0:c1]
+            here = np.asarray(renderer.buffer_rgba())[r0:r1, c0:c1]
             if rec[2] is not None and np.array_equal(here, rec[2]):
                 here[...] = rec[3]
                 self.texts_reused += 1
@@ -236,7 +237,7 @@ from matplotlib.text import Text
             key = (tuple(text.get_transform().transform(text.get_unitless_position())),
                    None if clip is None else tuple(clip.bounds), renderer.dpi,
                    renderer.width, renderer.height)
-        self._texts[id(text)] = [key, _text_box(text, renderer), None, None]
+        self._texts[id(text)] = [key, None, None, None]     # no box yet: a turn pays nothing
 
     def png(self, level: int, alpha: bool = True) -> bytes:
         """The canvas as PNG bytes (:func:`encode_png`)."""
