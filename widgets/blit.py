@@ -41,7 +41,6 @@ class BlitFigure:
     """One figure, its cached background and its animated artists (see the module docstring).
 
     >>> from matplotlib.figure import Figure
-from matplotlib.text import Text
     >>> fig = BlitFigure(Figure(figsize=(2, 1), dpi=100))
     >>> ax = fig.figure.add_axes((0.1, 0.1, 0.8, 0.8))
     >>> dot = fig.moving(ax.plot([0.5], [0.5], "o")[0])
