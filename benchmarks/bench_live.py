@@ -41,6 +41,20 @@ from browser_support import CHROMIUM_ARGS, SITE, NetworkGuard, _Quiet, ensure_br
 from test_live import (BIG, JS_INFO, JS_SET, JS_WATCH, _Counting, live_pages,  # noqa: E402
                        start_live, wait_update)
 
+#: the main thread's long animation frames (Chromium's LoAF, 50 ms and longer) with what filled
+#: them: script (each script's invoker and ms), style and layout, the rest of rendering
+JS_LOAF = """() => {
+  window.__sbLoaf = [];
+  try {
+    new PerformanceObserver(l => l.getEntries().forEach(e => window.__sbLoaf.push({
+      start: e.startTime, duration: e.duration, blocking: e.blockingDuration,
+      render: e.renderStart ? e.startTime + e.duration - e.renderStart : 0,
+      style: e.styleAndLayoutStart ? e.startTime + e.duration - e.styleAndLayoutStart : 0,
+      scripts: e.scripts.map(x => [x.invoker, Math.round(x.duration)])}))).observe(
+      {type: 'long-animation-frame', buffered: true});
+  } catch (err) { /* no LoAF in this browser */ }
+}"""
+
 FIRST_FRAME_TARGET_S = 3.0
 SECOND_PAGE_TARGET_S = 1.5
 CHANGE_TARGET_MS = 50.0
@@ -209,12 +223,20 @@ def main(argv: list[str] | None = None) -> int:
         for exp_name in sorted(args.only or pages):
             page = ctx.new_page()
             page.add_init_script(f"({JS_WATCH})()")
+            page.add_init_script(f"({JS_LOAF})()")
             root, _ = start_live(page, url, pages[exp_name], exp_name, phone=args.phone)
             t0 = page.evaluate("() => performance.now()")
             rng = np.random.default_rng(sum(map(ord, exp_name)))
             per = control_times(page, root, EXPERIMENTS[exp_name], args.changes, rng)
             longest = page.evaluate("(t) => Math.max(0, ...window.__sb.longtasks"
                                     ".filter(e => e.start >= t).map(e => e.duration))", t0)
+            loaf = page.evaluate("(t) => (window.__sbLoaf || []).filter(e => e.start >= t)"
+                                 ".sort((a, b) => b.duration - a.duration).slice(0, 3)", t0)
+            for e in loaf:
+                print(f"  {exp_name}: long animation frame {e['duration']:.0f} ms (blocking "
+                      f"{e['blocking']:.0f}): rendering {e['render']:.0f} ms, of which style and "
+                      f"layout {e['style']:.0f}; scripts: "
+                      + (", ".join(f"{i} {d} ms" for i, d in e["scripts"]) or "none"), flush=True)
             for control, (times, py) in per.items():
                 rows.append((exp_name, control, pct(times, 50), pct(times, 95), pct(py, 50),
                              pct(py, 95), len(times), longest))

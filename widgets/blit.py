@@ -11,7 +11,11 @@ A :class:`BlitFigure` owns one :class:`matplotlib.figure.Figure` on a ``FigureCa
   (legends), rendered once into a transparent overlay and composited last;
 - **kept panels** (:meth:`BlitFigure.keep`): axes whose moving artists change only with a key
   (E11's mass matrix and torque bars change with its scene, not with a turn of the view):
-  drawn when the key changes, else their pixels are restored from a copy.
+  drawn when the key changes, else their pixels are restored from a copy;
+- **reused texts**: a moving plain ``Text`` that has not changed since it was last drawn (not
+  stale, at the same place on the canvas) over the same pixels as then gets the pixels it
+  drew then, copied back, instead of a text layout and draw (E11's x, y, z labels, which move
+  only with the view: about a quarter of a change of a joint; see :meth:`BlitFigure._text`).
 
 :meth:`BlitFigure.render` restores the cached background (redrawn only when ``full``, counted
 in ``redraws``), the layer, draws the moving artists and the overlay; :meth:`BlitFigure.png`
@@ -28,6 +32,7 @@ from typing import Callable, Sequence
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.text import Text
 
 from ._narrow import keep_panels_inside
 
@@ -49,6 +54,7 @@ class BlitFigure:
         self.figure = figure
         self.canvas = canvas if canvas is not None else FigureCanvasAgg(figure)
         self.redraws = 0                  # full background redraws so far
+        self.texts_reused = 0             # moving texts copied back, not drawn (_text)
         #: panels kept inside the figure after a rescale (the phone layout, widgets/_narrow.py)
         self.narrow_panels = None
         self._moving: list = []
@@ -60,6 +66,11 @@ class BlitFigure:
         self._layer_background = None
         self._layer_key = None
         self._kept: list[dict] = []       # keep(): {axes, key_of, artists, key, pixels, bbox}
+        self._texts: dict = {}            # id(text) -> [key, box, beneath, drawn]: _text()
+
+    #: copy back an unchanged moving text's pixels instead of drawing it (tests switch it off
+    #: to compare the two pictures)
+    reuse_text = True
 
     def moving(self, artist, depends: Sequence[str] | None = None):
         """Register a moving artist: excluded from the cached background, blitted each render.
@@ -169,17 +180,81 @@ class BlitFigure:
                     g["pixels"] = canvas.copy_from_bbox(g["bbox"])
                     g["key"] = key
                 done.update(map(id, g["artists"]))
-            _draw_sorted([a for a in self._moving if id(a) not in done], renderer)
+            self._draw_moving([a for a in self._moving if id(a) not in done], renderer)
         else:
-            _draw_sorted(self._moving, renderer)
+            self._draw_moving(self._moving, renderer)
         if self._top_image is not None:
             gc = renderer.new_gc()
             renderer.draw_image(gc, 0, 0, self._top_image)
             gc.restore()
 
+    def _draw_moving(self, artists, renderer) -> None:
+        for a in sorted(artists, key=lambda a: a.get_zorder()):
+            if not a.get_visible():
+                continue
+            if type(a) is Text and self.reuse_text:
+                self._text(a, renderer)
+            else:
+                a.draw(renderer)
+
+    def _text(self, text: Text, renderer) -> None:
+        """Draw a moving plain text, or copy back the pixels it drew before where that gives
+        the same picture: its pixels are a function of the text's own state and of the pixels
+        beneath it in its box.  So the key is the text unchanged since its last draw (matplotlib
+        marks an artist stale on any change of a property, and its draw clears the mark; its
+        card's too), at the same place on the canvas (its transform may move it without a
+        change of the text: a new layout, another dpi), with the same clip box; and the pixels
+        of its box (the text's and its card's extent, padded) must equal those it was drawn
+        over.  The first draw at a new key only notes the key (a turn of E11's view changes
+        it every time), the second measures the box and keeps the pixels beneath and drawn,
+        each later one compares and copies back (tens of microseconds
+        against 1-3 ms of layout and drawing in the browser)."""
+        patch = text.get_bbox_patch()
+        key = None
+        if not text.stale and (patch is None or not patch.stale):
+            clip = text.get_clip_box() if text.get_clip_on() else None
+            key = (tuple(text.get_transform().transform(text.get_unitless_position())),
+                   None if clip is None else tuple(clip.bounds), renderer.dpi,
+                   renderer.width, renderer.height)
+        rec = self._texts.get(id(text))
+        if key is not None and rec is not None and rec[0] == key:
+            if rec[1] is None:             # the second draw at this key: measure its box
+                rec[1] = _text_box(text, renderer)
+            r0, r1, c0, c1 = rec[1]
+            here = np.asarray(renderer.buffer_rgba())[r0:r1, c0:c1]
+            if rec[2] is not None and np.array_equal(here, rec[2]):
+                here[...] = rec[3]
+                self.texts_reused += 1
+                return
+            beneath = here.copy()
+            text.draw(renderer)
+            rec[2], rec[3] = beneath, here.copy()
+            return
+        text.draw(renderer)
+        if key is None:                    # it was stale: its key is known after this draw
+            clip = text.get_clip_box() if text.get_clip_on() else None
+            key = (tuple(text.get_transform().transform(text.get_unitless_position())),
+                   None if clip is None else tuple(clip.bounds), renderer.dpi,
+                   renderer.width, renderer.height)
+        self._texts[id(text)] = [key, None, None, None]     # no box yet: a turn pays nothing
+
     def png(self, level: int, alpha: bool = True) -> bytes:
         """The canvas as PNG bytes (:func:`encode_png`)."""
         return encode_png(self.canvas.buffer_rgba(), level, alpha=alpha)
+
+
+def _text_box(text: Text, renderer) -> tuple[int, int, int, int]:
+    """(row0, row1, col0, col1): the canvas pixels a text drawn now may touch, its glyphs' and
+    its card's extent padded by 2 px (antialiased edges), within the canvas."""
+    from matplotlib.transforms import Bbox
+    boxes = [text.get_window_extent(renderer)]
+    if text.get_bbox_patch() is not None:
+        boxes.append(text.get_bbox_patch().get_window_extent(renderer))
+    x0, y0, x1, y1 = Bbox.union(boxes).padded(2.0).extents
+    w, h = renderer.width, renderer.height
+    c0, c1 = max(0, int(np.floor(x0))), min(int(w), int(np.ceil(x1)) + 1)
+    r0, r1 = max(0, int(np.floor(h - y1))), min(int(h), int(np.ceil(h - y0)) + 1)
+    return r0, max(r0, r1), c0, max(c0, c1)
 
 
 def _draw_sorted(artists, renderer) -> None:
