@@ -134,7 +134,8 @@ ERRORS = """() => { const w = window.jupyterapp.shell.currentWidget; const out =
   w.content.widgets.forEach((c, i) => { if (c.model.type !== 'code') return;
     for (const o of c.model.outputs.toJSON())
       if (o.output_type === 'error' || o.name === 'stderr')
-        out.push(`cell ${i}: ${o.ename || 'stderr'}: ${(o.evalue || o.text || '').slice(0, 400)}`); });
+        out.push(`cell ${i} (${c.model.sharedModel.getSource().split('\\n')[0].slice(0, 60)}): `
+                 + `${o.ename || 'stderr'}: ${(o.evalue || o.text || '').slice(0, 400)}`); });
   return out; }"""
 
 CELL_INDEX = """(src) => window.jupyterapp.shell.currentWidget.content.widgets.findIndex(
