@@ -160,8 +160,9 @@ def runnable_chapters() -> list[str]:
 
 
 #: the next chapter into the page's notebook, on the same kernel: its code cells in place of the
-#: current cells (as the site serves them: outputs cleared; its prose was drawn by MyST in the
-#: first two chapters, and removing MyST cells while they still draw logs errors), and the
+#: current cells (as the site serves them: outputs cleared; MyST's drawing of the prose is
+#: tested on the first two chapters, and MyST draws each prose cell from the whole notebook, a
+#: second or more per chapter on this machine), and the
 #: kernel's namespace emptied (``%reset -f``: no name of an earlier chapter is left for this
 #: one's cells to use by mistake)
 NEXT_CHAPTER = """async (path) => { const app = window.jupyterapp, w = app.shell.currentWidget;
@@ -170,6 +171,10 @@ NEXT_CHAPTER = """async (path) => { const app = window.jupyterapp, w = app.shell
   w.content.model.fromJSON({...nb, cells: nb.cells.filter(c => c.cell_type === 'code')});
   const f = w.sessionContext.session.kernel.requestExecute({code: '%reset -f', silent: true});
   return (await f.done).content.status; }"""
+
+
+DISPOSED_MYST = ("console.error: Failed to render TypeError: Cannot read properties of null "
+                 "(reading 'renderInput')")
 
 
 def next_chapter(page, rel: str) -> None:
@@ -304,6 +309,7 @@ def test_edit_in_the_browser(reader):
     assert len(others) >= 6, others                      # ch02, ch04-ch08 at least
     t_all = time.perf_counter()
     costs = []
+    before = len(errors)
     for rel in others:
         next_chapter(page, rel)
         try:
@@ -311,6 +317,11 @@ def test_edit_in_the_browser(reader):
         except AssertionError as exc:
             raise AssertionError(f"{rel}: {exc}") from None
     all_s = time.perf_counter() - t_all
+    # jupyterlab-myst 2.7's markdown cell ends a render with ``this.inputArea.renderInput(...)``
+    # after awaiting it; a cell removed meanwhile (the second chapter's prose, replaced above)
+    # has no input area any more, and logs this.  Only a removed cell logs it, so it is dropped
+    # here, from this step only
+    errors[before:] = [e for e in errors[before:] if not e.startswith(DISPOSED_MYST)]
     outside = [u for u in seen if not is_local(u)]
     assert not outside, f"requests outside the machine: {outside}"
     assert not errors, "\n  ".join(errors)
