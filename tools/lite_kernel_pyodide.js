@@ -14,7 +14,10 @@
  *    that lists only the packages loaded on demand (ssl, sqlite3), no packages at start;
  * 3. it writes the archives' files into Pyodide's file system (a tar's as views of its bytes,
  *    with live mode's reader ``sbBoot.tarScript``, book/_live/sb_tar.js; a zip with
- *    ``pyodide.unpackArchive``) and puts ``sbBoot.sysPath`` (the book's packages' folder) first on ``sys.path``.
+ *    ``pyodide.unpackArchive``) and puts ``sbBoot.sysPath`` (the book's packages' folder) first on ``sys.path``;
+ * 4. it runs ``sbBoot.imports``: numpy, matplotlib, the book's packages and the kernel's own
+ *    ``pyodide_kernel`` (IPython), so the kernel's imports after it mounts the drive are
+ *    found in ``sys.modules``.
  *
  * Pyodide's ``loadPackage`` would instead load every extension module of a package (each
  * ``.so``: compiled and linked) as the package is installed; written as plain files, an
@@ -72,7 +75,11 @@ self.loadPyodide = async function sbLoadPyodide(options) {
   pyodide.runPython("import importlib, sys\nsys.path[:0] = " + JSON.stringify(boot.sysPath || [])
                     + "\nimportlib.invalidate_caches()");
   mark("unpacked");
-  if (boot.imports) {                       // the book's packages, while the page renders
+  // the book's packages and the kernel's own module (tools/lite_site.py PRE_IMPORTS), while
+  // the working folder is still Pyodide's in-memory one: after this the kernel mounts /drive
+  // and makes it the working folder, where each import's look-up is a request to the
+  // service worker
+  if (boot.imports) {
     pyodide.runPython(boot.imports);
     mark("imports");
   }

@@ -267,14 +267,24 @@ PAGE_STYLE = ("<style>.jp-Notebook .jp-Cell{content-visibility:auto;"
 SITE_ARCHIVE = "sb_lite_site.tar.gz"
 #: the book's packages (live mode's zip, compiled for this folder) and where it goes on sys.path
 BOOK_DIR = "/home/pyodide/sb"
-#: imported by the loader before the kernel starts (while the page is still drawing the
-#: notebook): what every chapter imports first and needs no IPython (ipywidgets and matplotlib's
-#: pyplot register with the IPython shell at import, so they wait for the kernel's).  The
-#: backend is the kernel's own (pyodide_kernel sets it when unset), here before matplotlib reads it.
+#: imported by the loader before the kernel starts, while the file system's working folder is
+#: still Pyodide's own (``/home/pyodide``, in memory): what every chapter imports first, then the
+#: kernel's own module and the book's widgets.  The kernel imports ``pyodide_kernel`` (IPython,
+#: ipykernel's shim, comm, jedi: about 60 modules) only after it has made the drive (``/drive``,
+#: the site's files through the service worker) the working folder, so each of those imports
+#: first asked the service worker about ``''`` on ``sys.path``: about 60 synchronous requests,
+#: 2.4-2.5 s of each start (load 4.4-4.7).  Imported here, the kernel's import finds it in
+#: ``sys.modules``; ``pyodide_kernel`` makes the IPython shell at import, so ipywidgets and
+#: matplotlib's inline backend (which register with that shell at import) and ``widgets`` come
+#: after it.  Anything printed before the kernel wires its streams is dropped
+#: (``LiteStream.write`` with no callback).  The backend is the kernel's own (pyodide_kernel sets
+#: it when unset), here before matplotlib reads it.
 PRE_IMPORTS = ("import os\n"
                "os.environ.setdefault('MPLBACKEND', 'module://matplotlib_inline.backend_inline')\n"
                "import numpy, matplotlib, matplotlib.figure, matplotlib.backends.backend_agg\n"
-               "import spatialbook")
+               "import spatialbook\n"
+               "import pyodide_kernel\n"
+               "import ipywidgets, widgets")
 
 
 def archive_wheels(dist: Path, wheels: dict[str, Path], app: Path) -> list[Path]:

@@ -16,8 +16,9 @@ site served on 127.0.0.1 by ``tools/serve_book.py``'s handler, which records wha
 6. a second chapter starts from the browser's cache: the server sends none of the big files
    (interpreter, standard library, the site archives) again;
 7. Run All with no error on every other chapter that offers the link (the chapters whose code
-   runs in Pyodide), one after another in the same browser page, each with its own kernel, as
-   a reader opening them in turn;
+   runs in Pyodide), one after another in the second chapter's page and kernel: each
+   chapter's cells put in the notebook in place of the last one's, the kernel's names
+   emptied (``%reset -f``) before its Run All;
 8. nothing left 127.0.0.1 and no console error.
 
 And opened where JupyterLite cannot run (from a file; in a browser that gives the page no
@@ -121,16 +122,20 @@ IMPORTS = """async () => { const w = window.jupyterapp.shell.currentWidget;
   const f = w.sessionContext.session.kernel.requestExecute({code: 'import spatialbook, widgets', silent: true});
   const reply = await f.done; return reply.content.status; }"""
 
+# done: the kernel idle and every code cell run, or one of them failed (Run All stops there:
+# the cells after it are never run, so waiting for them would only time out)
 RUN_ALL_DONE = """() => { const w = window.jupyterapp.shell.currentWidget;
   const cells = w.content.widgets.filter(c => c.model.type === 'code');
-  return cells.every(c => c.model.executionCount !== null)
+  const failed = cells.some(c => c.model.outputs.toJSON().some(o => o.output_type === 'error'));
+  return (failed || cells.every(c => c.model.executionCount !== null))
     && w.sessionContext.session.kernel.status === 'idle'; }"""
 
 ERRORS = """() => { const w = window.jupyterapp.shell.currentWidget; const out = [];
   w.content.widgets.forEach((c, i) => { if (c.model.type !== 'code') return;
     for (const o of c.model.outputs.toJSON())
       if (o.output_type === 'error' || o.name === 'stderr')
-        out.push(`cell ${i}: ${o.ename || 'stderr'}: ${(o.evalue || o.text || '').slice(0, 400)}`); });
+        out.push(`cell ${i} (${c.model.sharedModel.getSource().split('\\n')[0].slice(0, 60)}): `
+                 + `${o.ename || 'stderr'}: ${(o.evalue || o.text || '').slice(0, 400)}`); });
   return out; }"""
 
 CELL_INDEX = """(src) => window.jupyterapp.shell.currentWidget.content.widgets.findIndex(
@@ -154,12 +159,32 @@ def runnable_chapters() -> list[str]:
             if not lite_pages.browser_missing(nb)]
 
 
-def open_notebook(page, url: str, rel: str) -> float:
-    """Open a chapter's notebook in the lite site directly; seconds to the kernel idle."""
-    t0 = time.perf_counter()
-    page.goto(f"{url}/lite/notebooks/index.html?path={rel}.ipynb", wait_until="load")
-    page.wait_for_function(f"({KERNEL})() === 'idle'", timeout=READY_MS, polling=50)
-    return time.perf_counter() - t0
+#: the next chapter into the page's notebook, on the same kernel: its code cells in place of the
+#: current cells (as the site serves them: outputs cleared; MyST's drawing of the prose is
+#: tested on the first two chapters, and MyST draws each prose cell from the whole notebook, a
+#: second or more per chapter on this machine), and the
+#: kernel's namespace emptied (``%reset -f``: no name of an earlier chapter is left for this
+#: one's cells to use by mistake)
+NEXT_CHAPTER = """async (path) => { const app = window.jupyterapp, w = app.shell.currentWidget;
+  const got = await app.serviceManager.contents.get(path, {content: true});
+  const nb = got.content;
+  w.content.model.fromJSON({...nb, cells: nb.cells.filter(c => c.cell_type === 'code')});
+  const f = w.sessionContext.session.kernel.requestExecute({code: '%reset -f', silent: true});
+  return (await f.done).content.status; }"""
+
+
+DISPOSED_MYST = ("console.error: Failed to render TypeError: Cannot read properties of null "
+                 "(reading 'renderInput')")
+
+
+def next_chapter(page, rel: str) -> None:
+    """Put chapter ``rel`` into the open notebook page, to run on its kernel (already started,
+    with ``spatialbook`` and ``widgets`` imported): a new kernel per chapter would repeat
+    JupyterLab's start and the kernel's for each (10-19 s a chapter, load ~6), and a second
+    tab's kernel waits for the first tab's Run All."""
+    assert page.evaluate(NEXT_CHAPTER, f"{rel}.ipynb") == "ok", f"{rel}: the kernel's reset failed"
+    assert page.evaluate("""() => window.jupyterapp.shell.currentWidget.content.widgets
+        .filter(c => c.model.type === 'code').every(c => c.model.executionCount === null)"""), rel
 
 
 def open_chapter(page, url: str, rel: str) -> dict:
@@ -279,19 +304,24 @@ def test_edit_in_the_browser(reader):
     assert any(p.endswith("pyodide.asm.wasm") for p in big_first), big_first
     assert not again, f"the second chapter downloaded again: {again}"
 
-    # 7. Run All on every other chapter that offers the link, in this page
+    # 7. Run All on every other chapter that offers the link, in this page and kernel
     others = [rel for rel in runnable_chapters() if rel not in (FIRST, SECOND)]
     assert len(others) >= 6, others                      # ch02, ch04-ch08 at least
     t_all = time.perf_counter()
     costs = []
+    before = len(errors)
     for rel in others:
-        start = open_notebook(page, url, rel)
+        next_chapter(page, rel)
         try:
-            costs.append((rel.split("/")[1][:4], start, run_all(page)))
+            costs.append((rel.split("/")[1][:4], run_all(page)))
         except AssertionError as exc:
             raise AssertionError(f"{rel}: {exc}") from None
     all_s = time.perf_counter() - t_all
-
+    # jupyterlab-myst 2.7's markdown cell ends a render with ``this.inputArea.renderInput(...)``
+    # after awaiting it; a cell removed meanwhile (the second chapter's prose, replaced above)
+    # has no input area any more, and logs this.  Only a removed cell logs it, so it is dropped
+    # here, from this step only
+    errors[before:] = [e for e in errors[before:] if not e.startswith(DISPOSED_MYST)]
     outside = [u for u in seen if not is_local(u)]
     assert not outside, f"requests outside the machine: {outside}"
     assert not errors, "\n  ".join(errors)
@@ -301,8 +331,8 @@ def test_edit_in_the_browser(reader):
           f"pixels median {statistics.median(moves):.0f} ms (max {max(moves):.0f}); {SECOND}: "
           f"idle {warm['idle'] / 1000:.1f} s, ready {warm['ready'] / 1000:.1f} s (warm, no big "
           f"file sent again); lite/ adds {size / 1e6:.1f} MB; Run All of {len(others)} more "
-          f"chapters in {all_s:.1f} s (" + ", ".join(f"{c}: idle {a:.1f} s + Run All {b:.1f} s"
-                                                     for c, a, b in costs) + ")")
+          f"chapters on {SECOND}'s kernel in {all_s:.1f} s (" + ", ".join(
+                  f"{c} {b:.1f} s" for c, b in costs) + ")")
 
 
 MISSING = ".sb-lite-missing"
