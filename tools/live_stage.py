@@ -38,6 +38,7 @@ work as before.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import sys
@@ -100,6 +101,23 @@ def live_lock(dist: Path) -> dict:
     return {"info": lock["info"], "packages": {}}
 
 
+@contextlib.contextmanager
+def _exclusive(path: Path):
+    """Hold an exclusive lock on ``path`` (created) for the block; no lock where the system has
+    no ``fcntl`` (Windows)."""
+    with open(path, "w") as handle:
+        try:
+            import fcntl
+        except ImportError:
+            yield
+            return
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 def stage_live(staging: Path) -> str | None:
     """Stage everything live mode needs; return None, or why live mode is unavailable."""
     sys.path.insert(0, str(ROOT / "tools"))
@@ -115,9 +133,13 @@ def stage_live(staging: Path) -> str | None:
         pyodide_dist.stage(staging / "_pyodide")
         made = pyodide_dist.cache_dir().parent / f"live-{pyodide_dist.PYODIDE_VERSION}"
         made.mkdir(parents=True, exist_ok=True)
-        archives(made, pyodide_dist.cache_dir())
-        for name in ("python_stdlib_pyc.zip", "sb_site.tar.gz"):
-            shutil.copy2(made / name, live / name)
+        # the cache is shared by every build of this user (clones, worktrees): one at a time
+        # makes or copies the archives, or a build could copy a file another is rewriting (a
+        # half-written zip, seen with two worktrees building at once)
+        with _exclusive(made / ".lock"):
+            archives(made, pyodide_dist.cache_dir())
+            for name in ("python_stdlib_pyc.zip", "sb_site.tar.gz"):
+                shutil.copy2(made / name, live / name)
         (live / "sb-lock.json").write_text(json.dumps(live_lock(staging / "_pyodide")))
     except pyodide_dist.DistributionUnavailable as exc:
         shutil.rmtree(staging / "_pyodide", ignore_errors=True)
