@@ -151,10 +151,13 @@ SAMPLED = "--sampled"
 #: when unchanged and the sampled adapter and stale-pixel tests (load 1.4-4): 101.4 s here,
 #: 136.5 s there (237.9 s, 263 s wall); the figure-text check (about 14 s) moved here.  With
 #: it (load 2.5-3.5): 112.1 s here, 127.1 s there; live mode's archive check then sampled to
-#: one layout per experiment (16.6 -> 10.9 s) and the readout-width check (about 5 s) moved here
+#: one layout per experiment (16.6 -> 10.9 s) and the readout-width check (about 5 s) moved here.
+#: Quiet (load 2-4), make test-fast took 141 s: 121 s of tests here, 130 s there (ended 18 s
+#: apart); the floating biped's tests (about 4 s) moved here to even them
 FAST_SPLIT = ["tests/test_widget_controls.py", "tests/test_widget_live.py",
               "tests/test_widget_layout.py", "tests/test_widget_overlaps.py",
-              "tests/test_widget_text.py", "tests/test_widget_readouts.py"]
+              "tests/test_widget_text.py", "tests/test_widget_readouts.py",
+              "tests/test_widget_floating_biped.py"]
 
 #: the files of the registry-wide tests, each parametrized by the experiment's registry name
 REGISTRY_TESTS = ["tests/test_widgets.py", "tests/test_widget_controls.py",
