@@ -266,7 +266,7 @@ def test_the_torso_turns_back_as_the_legs_swing():
         assert st["joints"][1] < -20.0 and st["joints"][4] < -20.0         # hips forward
         assert st["l_legs"][1] < -1.0
         assert st["l_torso"][1] == pytest.approx(-st["l_legs"][1], abs=1e-3)
-        assert st["torso_rotation"][1] > 5.0                              # the torso pitches back
+        assert st["torso_rotation"][1] > 5.0        # about +y: the torso pitches forward, to the legs
         o = oracle("both legs", "off")
         line = o["com"][0] + np.outer(np.arange(STEPS + 1) * DT, o["h"][0][3:] / MASS)
         assert np.max(np.abs(o["com"] - line)) < 1e-5         # the integration error: ~1e-6 m
