@@ -54,8 +54,8 @@ _CODE = re.compile(r"(?<![`}])``?([^`]+?)``?(?!`)")
 _LINK = re.compile(r"\]\(([^)\s]+)\)")
 #: a ``\text{...}`` group inside math (no nested braces)
 _TEXT = re.compile(r"\\text\{([^{}]*)\}")
-#: Chinese characters and full-width punctuation
-_CJK_TEXT = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-\uffef]")
+#: Chinese characters and full-width punctuation (also tools/zh_strings.py's and zh_edition.py's)
+CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-\uffef]")
 #: one-word ``\text`` groups that are prose, not a symbol's name
 PROSE_WORDS = {"and", "or", "unchanged", "coupling", "quaternion", "subtree", "angular", "linear",
                "locked", "limp"}
@@ -66,7 +66,7 @@ def _prose_text(body: str) -> bool:
     (``that is``, ``for every``, ``rotation about``, ``motion:``), not a symbol's name
     (``old``, ``lin``, ``ext``, ``body COM``: one word, or a name with digits like ``(MR 8.22)``),
     or a body already in Chinese."""
-    if _CJK_TEXT.search(body):
+    if CJK.search(body):
         return True
     b = body.strip()
     return (bool(re.search(r"[A-Za-z]{2,}", b)) and not re.search(r"\d", b)

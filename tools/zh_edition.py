@@ -35,6 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 
 from sb_editions import LANG, catalogue_state, finished_pages  # noqa: E402
+from i18n import CJK as _CJK  # noqa: E402  (Chinese characters, full-width punctuation)
 
 SUBDIR = "zh"
 #: the site's own texts that are configuration, not page text (the navigation's texts are
@@ -145,7 +146,6 @@ def _sphinx(book: str, out: str, doctrees: str, config: str, toc: str, which: st
 
 # ---------------------------------------------------------------- the built pages' check
 
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-\uffef]")
 #: raw MyST a reader must never see
 RAW_MYST = re.compile(r"\{(?:eval|term|eq|ref|numref|doc|math|glue(?::\w+)?)\}`|```|:::|\$\$")
 #: what may stand without Chinese: numbers, symbols, units and at most two other Latin words of

@@ -41,12 +41,13 @@ from collections import Counter
 from html.parser import HTMLParser
 from pathlib import Path
 
+from i18n import CJK as _CJK     # Chinese characters, full-width punctuation
+
 ROOT = Path(__file__).resolve().parent.parent
 BOOK = ROOT / "book"
 LANG = "zh_CN"
 CATALOGUE = BOOK / "locale" / LANG / "code_strings.po"
 
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-\uffef]")
 _WORD = re.compile(r"[A-Za-z]{2,}")
 #: Latin "words" that are symbols, units or names, not English (a text made of them only and of
 #: numbers and mathematics needs no translation)
