@@ -212,10 +212,7 @@ class BlitFigure:
         patch = text.get_bbox_patch()
         key = None
         if not text.stale and (patch is None or not patch.stale):
-            clip = text.get_clip_box() if text.get_clip_on() else None
-            key = (tuple(text.get_transform().transform(text.get_unitless_position())),
-                   None if clip is None else tuple(clip.bounds), renderer.dpi,
-                   renderer.width, renderer.height)
+            key = _text_key(text, renderer)
         rec = self._texts.get(id(text))
         if key is not None and rec is not None and rec[0] == key:
             if rec[1] is None:             # the second draw at this key: measure its box
@@ -232,15 +229,21 @@ class BlitFigure:
             return
         text.draw(renderer)
         if key is None:                    # it was stale: its key is known after this draw
-            clip = text.get_clip_box() if text.get_clip_on() else None
-            key = (tuple(text.get_transform().transform(text.get_unitless_position())),
-                   None if clip is None else tuple(clip.bounds), renderer.dpi,
-                   renderer.width, renderer.height)
+            key = _text_key(text, renderer)
         self._texts[id(text)] = [key, None, None, None]     # no box yet: a turn pays nothing
 
     def png(self, level: int, alpha: bool = True) -> bytes:
         """The canvas as PNG bytes (:func:`encode_png`)."""
         return encode_png(self.canvas.buffer_rgba(), level, alpha=alpha)
+
+
+def _text_key(text: Text, renderer) -> tuple:
+    """Where a text lands on this canvas: its anchor in display pixels, its clip box, the
+    renderer's dpi and size (:meth:`BlitFigure._text`)."""
+    clip = text.get_clip_box() if text.get_clip_on() else None
+    return (tuple(text.get_transform().transform(text.get_unitless_position())),
+            None if clip is None else tuple(clip.bounds), renderer.dpi,
+            renderer.width, renderer.height)
 
 
 def _text_box(text: Text, renderer) -> tuple[int, int, int, int]:
