@@ -76,7 +76,8 @@ DRAWING_SUITES = ["tests/test_widget_controls.py", "tests/test_widget_live.py",
 #: every stack; tests/test_widgets.py still sweeps every control there and checks each frame),
 #: and test_widget_live compares live mode's adapter with the JupyterLab path, while live mode
 #: runs Pyodide's stack (the venv below; stage 9 runs it in the browser), never 3.10's.  The
-#: two took about 70 s of 3.10's 288 s of tests in the fresh-clone run of d418d6a (issue 34).
+#: two had taken 55 and 52 s of 3.10's 422 s of tests in a run at load 9-15 (issue 34); quiet,
+#: 3.10's sampled tests without them take 178 s of CPU.
 OWN_PINS_SKIPPED = ["tests/test_widget_controls.py", "tests/test_widget_live.py"]
 #: drawing tests inside files that also test the interpreter's side (tests/test_widgets.py:
 #: a walked experiment's pixels equal a fresh one's), left out with the suites above
