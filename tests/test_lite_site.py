@@ -81,8 +81,7 @@ def test_the_pages_start_the_kernels_worker_with_the_kernels_settings(tmp_path):
     """The kernel's worker bundle is found in the kernel's ``initWorker`` as
     jupyterlite-pyodide-kernel 0.6.1 writes it (the bundle of a page that is not cross-origin
     isolated); the book's worker script beside it carries the kernel's own settings (so its
-    early boot is the one the kernel asks for); the pages' guard tag names the bundle and the
-    service worker's URL as JupyterLite registers it.  Another kernel version's bundles: no
+    early boot is the one the kernel asks for); the pages' guard tag names the bundle.  Another kernel version's bundles: no
     early start, and the pages say nothing of it."""
     import json
 
@@ -103,8 +102,7 @@ def test_the_pages_start_the_kernels_worker_with_the_kernels_settings(tmp_path):
     (static / "352.cc.js").write_text("plain")
     assert lite_site.kernel_bundle(lite) == f"{lite_site.KERNEL_STATIC}/352.cc.js"
     attrs = lite_site.early_kernel(lite)
-    assert attrs == {"data-sb-kernel": f"{lite_site.KERNEL_STATIC}/352.cc.js",
-                     "data-sb-sw": "service-worker.js?enableCache=false"}
+    assert attrs == {"data-sb-kernel": f"{lite_site.KERNEL_STATIC}/352.cc.js"}
     worker = (static / lite_site.WORKER_NAME).read_text()
     written = json.loads(re.search(r"var SB_KERNEL = (\{.*\});", worker).group(1))
     kernel = json.loads((lite / "jupyter-lite.json").read_text())["jupyter-config-data"][
@@ -118,7 +116,7 @@ def test_the_pages_start_the_kernels_worker_with_the_kernels_settings(tmp_path):
     assert lite_site.guard_pages(lite, attrs) == 3
     page = (lite / "notebooks" / "index.html").read_text()
     assert (f'<script src="../{lite_site.GUARD_NAME}" data-sb-kernel="{lite_site.KERNEL_STATIC}'
-            f'/352.cc.js" data-sb-sw="service-worker.js?enableCache=false"></script>') in page
+            f'/352.cc.js"></script>') in page
 
     (static / "592.aa.js").write_text("initWorker(e){return new Worker(x)}")
     assert lite_site.kernel_bundle(lite) is None

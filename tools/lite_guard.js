@@ -110,8 +110,11 @@
    * script after (a restart, a second notebook: each boots at once, as the kernel's own would).
    * The kernel's files reach Python through the service worker, so the worker is made once one
    * controls the page: at once when the page opens controlled (the book's later pages), else
-   * when JupyterLite's service worker, registered here at the page's start with the URL
-   * JupyterLite registers (the tag's ``data-sb-sw``), takes the page.  Not for a
+   * when JupyterLite's service worker takes the page (a first visit: JupyterLite registers it
+   * during its start, 2.6-3.2 s after the page opened at load 8-9).  Registered here at the
+   * page's start instead, JupyterLite found it, unregistered it as "a new version" and
+   * registered it again, and a first visit was slower, not faster: ready 27.3 and 34.3 s
+   * against 22.4 and 23.5 s without the early worker (alternating runs, load 6-11.5).  Not for a
    * cross-origin-isolated page (the kernel then uses another bundle) nor one that opens no
    * notebook.  A worker not asked for in two minutes is ended.  Returns whether the worker
    * started now. */
@@ -151,8 +154,6 @@
     var sw = navigator.serviceWorker;
     if (sw.controller) { begin(); return true; }
     sw.addEventListener("controllerchange", begin, { once: true });
-    var swUrl = me.getAttribute("data-sb-sw");
-    if (swUrl) { sw.register(new URL(swUrl, lite).href).catch(function () {}); }
     return false;
   }
 })();

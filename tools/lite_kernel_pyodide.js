@@ -87,13 +87,22 @@ self.sbLoadPyodide = self.sbLoadPyodide || async function sbLoadPyodide(options,
   // the working folder is still Pyodide's in-memory one: after this the kernel mounts /drive
   // and makes it the working folder, where each import's look-up is a request to the
   // service worker
-  // line by line, each line's end marked ("import numpy, ..." as "numpy...")
-  (boot.imports || "").split("\n").forEach(function (line) {
-    pyodide.runPython(line);
-    var m = /^import (\S+?),?( |$)/.exec(line);
-    if (m) { mark(m[1] + (m[2] ? "..." : "")); }
-  });
+  // line by line, each line's end marked ("import numpy, ..." as "numpy..."), with the time
+  // the imports spent compiling and instantiating extension modules (each .so: a wasm module
+  // compiled when first imported, at every start: nothing caches a module compiled from bytes)
+  var wasm = timeWasm();
+  try {
+    (boot.imports || "").split("\n").forEach(function (line) {
+      pyodide.runPython(line);
+      var m = /^import (\S+?),?( |$)/.exec(line);
+      if (m) { mark(m[1] + (m[2] ? "..." : "")); }
+    });
+  } finally {
+    wasm.restore();
+  }
   mark("imports");
+  marks.push("(of which " + wasm.n + " extension modules compiled in " + Math.round(wasm.compile) +
+             " ms, instantiated in " + Math.round(wasm.instantiate) + " ms)");
   console.log("sb-lite boot: " + marks.join(", "));
   return pyodide;
 };
@@ -108,3 +117,29 @@ self.loadPyodide = function (options) {
   }
   return self.sbBooting;
 };
+
+/* ``WebAssembly.Module`` and ``WebAssembly.Instance`` timed until ``restore()``: how many
+ * modules were compiled, and the ms spent compiling and instantiating them. */
+function timeWasm() {
+  var W = self.WebAssembly, Module = W.Module, Instance = W.Instance;
+  var out = { n: 0, compile: 0, instantiate: 0 };
+  var timed = function (Native, key) {
+    var T = function (a, b) {
+      var t = performance.now();
+      try { return new Native(a, b); }
+      finally {
+        out[key] += performance.now() - t;
+        if (key === "compile") { out.n++; }
+      }
+    };
+    T.prototype = Native.prototype;
+    Object.getOwnPropertyNames(Native).forEach(function (k) {
+      if (typeof Native[k] === "function" && !(k in T)) { T[k] = Native[k]; }
+    });
+    return T;
+  };
+  W.Module = timed(Module, "compile");
+  W.Instance = timed(Instance, "instantiate");
+  out.restore = function () { W.Module = Module; W.Instance = Instance; };
+  return out;
+}

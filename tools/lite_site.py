@@ -452,9 +452,8 @@ def kernel_bundle(lite: Path) -> str | None:
 def early_kernel(lite: Path) -> dict[str, str]:
     """Write :data:`WORKER_JS` beside the kernel's own worker bundle, with the kernel's
     settings (``pyodideUrl``, ``loadPyodideOptions``: :func:`write_settings`) written in, and
-    return the guard tag's attributes that make the pages start it at once: the bundle
-    (``data-sb-kernel``) and the service worker's URL as JupyterLite registers it
-    (``data-sb-sw``, its ``enableCache`` from ``enableServiceWorkerCache``).  Without the
+    return the guard tag's attribute that makes the pages start it at once: the bundle
+    (``data-sb-kernel``).  Without the
     bundle (another version of the kernel) it says so and returns none: the kernel then
     starts its worker itself, later."""
     bundle = kernel_bundle(lite)
@@ -474,8 +473,7 @@ def early_kernel(lite: Path) -> dict[str, str]:
         raise LiteUnavailable(f"{WORKER_JS.name} has no '{blank}' to write the settings in")
     (lite / KERNEL_STATIC / WORKER_NAME).write_text(
         text.replace(blank, f"var SB_KERNEL = {json.dumps(settings)};", 1))
-    cache = "true" if str(data.get("enableServiceWorkerCache", False)).lower() == "true" else "false"
-    return {"data-sb-kernel": bundle, "data-sb-sw": f"service-worker.js?enableCache={cache}"}
+    return {"data-sb-kernel": bundle}
 
 
 def guard_pages(lite: Path, attrs: dict[str, str] | None = None) -> int:
