@@ -133,7 +133,8 @@
     var Patched = function Worker(url, options) {
       if (String(url).split(/[?#]/)[0] === kernelUrl) {
         console.log("sb-lite: the kernel asked for its worker " + Math.round(performance.now()) +
-                    " ms after the page opened (" + (early ? "started at the page's start" : "a new one") + ")");
+                    " ms after the page opened (" +
+                    (early ? "started at the page's start" : "a new one") + ")");
         var w = early || spawn();
         early = null;
         asked = true;

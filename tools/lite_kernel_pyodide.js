@@ -110,7 +110,9 @@ self.sbLoadPyodide = self.sbLoadPyodide || async function sbLoadPyodide(options,
 self.loadPyodide = function (options) {
   if (!self.sbBooting) {
     var t0 = performance.now(), marks = self.sbBootMarks = [];
-    self.sbBootMark = function (name) { marks.push(name + " " + Math.round(performance.now() - t0)); };
+    self.sbBootMark = function (name) {
+      marks.push(name + " " + Math.round(performance.now() - t0));
+    };
     self.sbBooting = self.sbLoadPyodide(options, marks, self.sbBootMark);
   } else {
     self.sbBootMark("kernel asked");

@@ -333,10 +333,10 @@ def test_edit_in_the_browser(reader):
         await w.sessionContext.session.kernel.requestExecute({{code: {RESTART_MARK!r}}}).done;
         await w.sessionContext.restartKernel(); }}""")
     page.wait_for_function(f"({KERNEL})() === 'idle'", timeout=READY_MS, polling=50)
-    assert page.evaluate(IMPORTS) == "ok", "the restarted kernel does not import spatialbook, widgets"
-    assert page.evaluate(f"""async () => (await window.jupyterapp.shell.currentWidget.sessionContext
-        .session.kernel.requestExecute({{code: {RESTARTED!r}, silent: true}}).done).content.status""") \
-        == "ok", "the restarted kernel still has the last kernel's names"
+    assert page.evaluate(IMPORTS) == "ok", "the restarted kernel does not import our packages"
+    assert page.evaluate(f"""async () => (await window.jupyterapp.shell.currentWidget
+        .sessionContext.session.kernel.requestExecute({{code: {RESTARTED!r}, silent: true}})
+        .done).content.status""") == "ok", "the restarted kernel still has the last kernel's names"
     outside = [u for u in seen if not is_local(u)]
     assert not outside, f"requests outside the machine: {outside}"
     assert not errors, "\n  ".join(errors)
