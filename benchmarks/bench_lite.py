@@ -4,13 +4,15 @@ In one reader's browser profile (disk cache and service workers as a reader's), 
 127.0.0.1 by ``tools/serve_book.py``'s handler:
 
 * cold: from the click on ch01's "Edit in your browser" to the kernel idle, and to ready
-  (``import spatialbook, widgets`` answered), with the kernel's boot phases as its Pyodide
-  loader logs them (``sb-lite boot:`` in the worker's console) and when each big file arrived;
+  (``import spatialbook, widgets`` answered), the browser's CPU time meanwhile (all its
+  processes: less dependent on the machine's load than the wall time), with the kernel's boot
+  phases as its Pyodide loader logs them (``sb-lite boot:`` in the worker's console) and when
+  each big file arrived;
 * Run All of that chapter;
 * slider to new pixels: ``--moves`` drags of the experiment's first slider, p50 and p95, with
   the kernel's own Python time per change;
-* warm: a second chapter (ch03) opened from the same profile, idle and ready, and the big
-  files the server sent again (should be none);
+* warm: a second chapter (ch03) opened from the same profile, idle and ready (and CPU), and
+  the big files the server sent again (should be none);
 * the lite site's bytes.
 
 Timings on the shared machine are noisy: the load average is printed beside them.
@@ -52,6 +54,38 @@ if not hasattr(_SBE, "_sb_update"):
         _SBE._sb_times.append((_sbt.perf_counter() - t) * 1000)
     _SBE.update = _sb_timed
 """
+
+
+def browser_cpu(profile: str) -> float | None:
+    """CPU seconds (user and system, with reaped children's) used so far by the browser
+    launched on ``profile`` and every process under it (Linux ``/proc``; else None): the work
+    of a start, less dependent on what else the machine runs than its wall time."""
+    procs = {}
+    try:
+        pids = [int(d) for d in os.listdir("/proc") if d.isdigit()]
+    except OSError:
+        return None
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                stat = f.read()
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmd = f.read()
+        except OSError:
+            continue
+        rest = stat[stat.rindex(")") + 2:].split()
+        procs[pid] = (int(rest[1]), sum(int(x) for x in rest[11:15]), cmd)
+    flag = f"--user-data-dir={profile}".encode()
+    todo = [pid for pid, (_, _, cmd) in procs.items() if flag in cmd.split(b"\0")]
+    if not todo:
+        return None
+    seen = set()
+    while todo:
+        pid = todo.pop()
+        if pid not in seen:
+            seen.add(pid)
+            todo += [c for c, (ppid, _, _) in procs.items() if ppid == pid]
+    return sum(procs[p][1] for p in seen) / os.sysconf("SC_CLK_TCK")
 
 
 def load() -> str:
@@ -103,7 +137,9 @@ def one_run(pw, moves: int) -> dict:
             page = ctx.new_page()
             t_click = time.perf_counter()
             out["load_cold"] = load()
+            cpu0 = browser_cpu(profile)
             out["cold"] = open_chapter(page, url, FIRST)
+            out["cold"]["cpu"] = _less(browser_cpu(profile), cpu0)
             out["cold"]["boot"] = boot_marks(page)
             out["cold_logs"] = [(t - t_click, m) for t, m in logs if t >= t_click]
             out["run_all"] = run_all(page)
@@ -122,7 +158,9 @@ def one_run(pw, moves: int) -> dict:
             logs.clear()
             t_click = time.perf_counter()
             out["load_warm"] = load()
+            cpu0 = browser_cpu(profile)
             out["warm"] = open_chapter(page, url, SECOND)
+            out["warm"]["cpu"] = _less(browser_cpu(profile), cpu0)
             out["warm"]["boot"] = boot_marks(page)
             out["warm_logs"] = [(t - t_click, m) for t, m in logs if t >= t_click]
             out["again"] = [(p, c) for p, c in _Counting.log if BIG.search(p) and c == 200]
@@ -131,6 +169,10 @@ def one_run(pw, moves: int) -> dict:
             server.shutdown()
             server.server_close()
     return out
+
+
+def _less(a, b):
+    return None if a is None or b is None else a - b
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -148,8 +190,10 @@ def main(argv: list[str] | None = None) -> int:
         for _ in range(args.runs):
             r = one_run(pw, args.moves)
             for key in ("cold", "warm"):
+                cpu = r[key]["cpu"]
                 print(f"  {key}: kernel idle {r[key]['idle'] / 1000:.2f} s, ready "
-                      f"{r[key]['ready'] / 1000:.2f} s  ({r['load_' + key]})")
+                      f"{r[key]['ready'] / 1000:.2f} s; browser CPU to ready "
+                      f"{'n/a' if cpu is None else f'{cpu:.1f} s'}  ({r['load_' + key]})")
                 print(f"      kernel boot: {r[key]['boot']}")
                 for t, m in r[key + "_logs"]:
                     if m.startswith("sb-lite") or args.logs and m.strip() and not m.startswith(

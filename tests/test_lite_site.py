@@ -77,6 +77,52 @@ def test_the_kernel_installs_nothing_and_starts_from_the_sites_files(tmp_path):
     assert urljoin(here, boot["lockFileURL"]) == "http://h/lite/pyodide/sb-lite-lock.json"
 
 
+def test_the_pages_start_the_kernels_worker_with_the_kernels_settings(tmp_path):
+    """The kernel's worker bundle is found in the kernel's ``initWorker`` as
+    jupyterlite-pyodide-kernel 0.6.1 writes it (the bundle of a page that is not cross-origin
+    isolated); the book's worker script beside it carries the kernel's own settings (so its
+    early boot is the one the kernel asks for); the pages' guard tag names the bundle.  Another kernel version's bundles: no
+    early start, and the pages say nothing of it."""
+    import json
+
+    site = tmp_path / "html"
+    lite = site / "lite"
+    static = lite / lite_site.KERNEL_STATIC
+    static.mkdir(parents=True)
+    (site / "_live").mkdir()
+    (lite / "jupyter-lite.json").write_text('{"jupyter-config-data": {}}')
+    lite_site.write_settings(lite, site)
+    for page in ("index.html", "notebooks/index.html", "lab/index.html"):
+        (lite / page).parent.mkdir(exist_ok=True)
+        (lite / page).write_text("<html><head>\n<script>await import('x')</script></head></html>")
+    (static / "592.aa.js").write_text(
+        'initWorker(e){return crossOriginIsolated?new Worker(new URL(n.p+n.u(620),n.b),'
+        '{type:void 0}):new Worker(new URL(n.p+n.u(352),n.b),{type:void 0})}')
+    (static / "620.bb.js").write_text("coi")
+    (static / "352.cc.js").write_text("plain")
+    assert lite_site.kernel_bundle(lite) == f"{lite_site.KERNEL_STATIC}/352.cc.js"
+    attrs = lite_site.early_kernel(lite)
+    assert attrs == {"data-sb-kernel": f"{lite_site.KERNEL_STATIC}/352.cc.js"}
+    worker = (static / lite_site.WORKER_NAME).read_text()
+    written = json.loads(re.search(r"var SB_KERNEL = (\{.*\});", worker).group(1))
+    kernel = json.loads((lite / "jupyter-lite.json").read_text())["jupyter-config-data"][
+        "litePluginSettings"]["@jupyterlite/pyodide-kernel-extension:kernel"]
+    assert written["pyodideUrl"] == kernel["pyodideUrl"]
+    assert written["loadPyodideOptions"] == kernel["loadPyodideOptions"]
+    from urllib.parse import urljoin
+
+    here = f"http://h/lite/{lite_site.KERNEL_STATIC}/{lite_site.WORKER_NAME}"
+    assert urljoin(here, written["lite"]) == "http://h/lite/"
+    assert lite_site.guard_pages(lite, attrs) == 3
+    page = (lite / "notebooks" / "index.html").read_text()
+    assert (f'<script src="../{lite_site.GUARD_NAME}" data-sb-kernel="{lite_site.KERNEL_STATIC}'
+            f'/352.cc.js"></script>') in page
+
+    (static / "592.aa.js").write_text("initWorker(e){return new Worker(x)}")
+    assert lite_site.kernel_bundle(lite) is None
+    assert lite_site.early_kernel(lite) == {}
+
+
 def test_the_lite_lock_holds_what_loads_on_demand():
     """The lock the loader gives Pyodide: ssl and OpenSSL only (loaded when a cell imports
     ssl), each from the lite folder, relative to Pyodide's index URL, with its sha256."""

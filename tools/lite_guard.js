@@ -11,9 +11,13 @@
  * (the start then does nothing) and shows what is missing and how to open the page instead.
  * Where the browser has them but does not register JupyterLite's (refused, or no
  * registration comes back), it shows the same over the app.
+ *
+ * Where JupyterLite can run and the page opens a notebook (``?path=<...>.ipynb``), it starts
+ * the kernel's worker at once (:func:`startKernelEarly`) instead of when JupyterLab asks.
  */
 (function () {
   "use strict";
+  var me = document.currentScript;
   var here = location.pathname, at = here.lastIndexOf("/lite/");
   var served = "http://127.0.0.1:8000" + (at >= 0 ? here.slice(at) : "/lite/") + location.search;
 
@@ -69,15 +73,6 @@
     show("Editing in the browser needs service workers", noWorker(why));
     return;
   }
-  // The kernel's big files (tools/lite_site.py ``boot_archives``, the interpreter), fetched
-  // now into the browser's HTTP cache: the kernel's worker starts only once the app has loaded
-  // and opened the notebook, seconds later, and then reads them from the cache.
-  var root = at >= 0 ? here.slice(0, at) : "";
-  ["/_pyodide/pyodide.asm.wasm", "/_pyodide/pyodide.asm.js", "/_live/python_stdlib_pyc.zip",
-   "/_live/sb_site.tar.gz", "/lite/pyodide/sb_lite_site.tar.gz", "/_live/sb_packages.zip"]
-    .forEach(function (u) {
-      fetch(root + u).then(function (r) { return r.arrayBuffer(); }).catch(function () {});
-    });
   if ("serviceWorker" in navigator) {
     var sw = navigator.serviceWorker, register = sw.register;
     sw.register = function () {
@@ -93,5 +88,73 @@
              function (e) { refused(e && e.message ? e.message : String(e)); });
       return p;
     };
+  }
+  if (!startKernelEarly()) { prefetch(); }
+
+  /* The kernel's big files (tools/lite_site.py ``boot_archives``, the interpreter), fetched
+   * now into the browser's HTTP cache when the kernel's worker does not start now. */
+  function prefetch() {
+    var root = at >= 0 ? here.slice(0, at) : "";
+    ["/_pyodide/pyodide.asm.wasm", "/_pyodide/pyodide.asm.js", "/_live/python_stdlib_pyc.zip",
+     "/_live/sb_site.tar.gz", "/lite/pyodide/sb_lite_site.tar.gz", "/_live/sb_packages.zip"]
+      .forEach(function (u) {
+        fetch(root + u).then(function (r) { return r.arrayBuffer(); }).catch(function () {});
+      });
+  }
+
+  /* The kernel's worker, created now rather than once JupyterLab has started and drawn the
+   * notebook (4-16 s later on this machine): the book's worker script (tools/
+   * lite_kernel_worker.js) boots Pyodide and imports the book's packages while JupyterLab
+   * starts, then runs the kernel's own worker bundle.  ``new Worker(<that bundle>)`` from the
+   * kernel is answered with this worker the first time and with a fresh one of the book's
+   * script after (a restart, a second notebook: each boots at once, as the kernel's own would).
+   * The kernel's files reach Python through the service worker, so the worker is made once one
+   * controls the page: at once when the page opens controlled (the book's later pages), else
+   * when JupyterLite's service worker takes the page (a first visit: JupyterLite registers it
+   * during its start, 2.6-3.2 s after the page opened at load 8-9).  Registered here at the
+   * page's start instead, JupyterLite found it, unregistered it as "a new version" and
+   * registered it again, and a first visit was slower, not faster: ready 27.3 and 34.3 s
+   * against 22.4 and 23.5 s without the early worker (alternating runs, load 6-11.5).  Not for a
+   * cross-origin-isolated page (the kernel then uses another bundle) nor one that opens no
+   * notebook.  A worker not asked for in two minutes is ended.  Returns whether the worker
+   * started now. */
+  function startKernelEarly() {
+    var bundle = me && me.getAttribute("data-sb-kernel");
+    var path = new URLSearchParams(location.search).get("path") || "";
+    if (!bundle || window.crossOriginIsolated || !("serviceWorker" in navigator)
+        || !/\.ipynb$/.test(path)) { return false; }
+    var lite = new URL(".", me.src);
+    var kernelUrl = new URL(bundle, lite).href;
+    var script = new URL("sb_kernel_worker.js?kernel=" +
+                         encodeURIComponent(kernelUrl.slice(kernelUrl.lastIndexOf("/") + 1)),
+                         kernelUrl).href;
+    var Native = window.Worker, early = null, asked = false, timer = null;
+    var spawn = function () { return new Native(script); };
+    var Patched = function Worker(url, options) {
+      if (String(url).split(/[?#]/)[0] === kernelUrl) {
+        console.log("sb-lite: the kernel asked for its worker " + Math.round(performance.now()) +
+                    " ms after the page opened (" +
+                    (early ? "started at the page's start" : "a new one") + ")");
+        var w = early || spawn();
+        early = null;
+        asked = true;
+        clearTimeout(timer);
+        return w;
+      }
+      return new Native(url, options);
+    };
+    Patched.prototype = Native.prototype;
+    window.Worker = Patched;
+    var begin = function () {
+      if (asked || early || window.sbLiteStop) { return; }
+      early = spawn();
+      timer = setTimeout(function () {
+        if (early) { early.terminate(); early = null; }
+      }, 120000);
+    };
+    var sw = navigator.serviceWorker;
+    if (sw.controller) { begin(); return true; }
+    sw.addEventListener("controllerchange", begin, { once: true });
+    return false;
   }
 })();

@@ -25,17 +25,22 @@
  * finds every package it would otherwise install named in ``loadPyodideOptions.packages`` and
  * installs nothing; ``import pyodide_kernel`` reads the unpacked files.
  *
- * Each phase's time (ms from the call) is logged once to the worker's console, on one line
- * starting "sb-lite boot:" (benchmarks/bench_lite.py reads it).
+ * The boot may start before the kernel asks for it: the book's kernel worker
+ * (tools/lite_kernel_worker.js, created by the page at its start: tools/lite_guard.js) loads
+ * this file and calls ``self.loadPyodide`` at once, with the options the site's settings give
+ * the kernel; when the kernel then loads this file again and calls ``self.loadPyodide``, it
+ * gets the same boot (one per worker: the options of the first call hold).
+ *
+ * Each phase's time (ms from the first call) is logged once to the worker's console, on one
+ * line starting "sb-lite boot:" (benchmarks/bench_lite.py reads it), with "kernel asked"
+ * when the kernel's call came.
  */
 "use strict";
 
-self.loadPyodide = async function sbLoadPyodide(options) {
+self.sbLoadPyodide = self.sbLoadPyodide || async function sbLoadPyodide(options, marks, mark) {
   var boot = options.sbBoot;
   var here = options.indexURL;                        // this file's folder, <lite>/pyodide/
   var at = function (rel) { return new URL(rel, here).href; };
-  var t0 = performance.now(), marks = [];
-  var mark = function (name) { marks.push(name + " " + Math.round(performance.now() - t0)); };
 
   var fetched = function (url) {
     return fetch(url).then(function (r) {
@@ -57,7 +62,10 @@ self.loadPyodide = async function sbLoadPyodide(options) {
   });
 
   importScripts(at(boot.tarScript));                  // sbUntar, sbInstall (live mode's)
-  importScripts(at(boot.pyodide + "pyodide.js"));     // defines the real self.loadPyodide
+  var ours = self.loadPyodide;
+  importScripts(at(boot.pyodide + "pyodide.js"));     // defines Pyodide's own self.loadPyodide
+  var pyodidesOwn = self.loadPyodide;
+  self.loadPyodide = ours;                            // a second call gets this boot
   var opts = {};
   for (var k in options) {
     if (k !== "sbBoot" && k !== "packages") { opts[k] = options[k]; }
@@ -65,7 +73,7 @@ self.loadPyodide = async function sbLoadPyodide(options) {
   opts.indexURL = at(boot.pyodide);
   opts.lockFileURL = at(boot.lockFileURL);
   if (boot.stdLibURL) { opts.stdLibURL = at(boot.stdLibURL); }
-  var pyodide = await self.loadPyodide(opts);
+  var pyodide = await pyodidesOwn(opts);
   mark("Python started");
   for (var i = 0; i < archives.length; i++) {
     var got = await archives[i], dir = boot.archives[i].dir;
@@ -79,11 +87,61 @@ self.loadPyodide = async function sbLoadPyodide(options) {
   // the working folder is still Pyodide's in-memory one: after this the kernel mounts /drive
   // and makes it the working folder, where each import's look-up is a request to the
   // service worker
-  if (boot.imports) {
-    pyodide.runPython(boot.imports);
-    mark("imports");
+  // line by line, each line's end marked ("import numpy, ..." as "numpy..."), with the time
+  // the imports spent compiling and instantiating extension modules (each .so: a wasm module
+  // compiled when first imported, at every start: nothing caches a module compiled from bytes)
+  var wasm = timeWasm();
+  try {
+    (boot.imports || "").split("\n").forEach(function (line) {
+      pyodide.runPython(line);
+      var m = /^import (\S+?),?( |$)/.exec(line);
+      if (m) { mark(m[1] + (m[2] ? "..." : "")); }
+    });
+  } finally {
+    wasm.restore();
   }
-  self.sbBootMarks = marks;
+  mark("imports");
+  marks.push("(of which " + wasm.n + " extension modules compiled in " + Math.round(wasm.compile) +
+             " ms, instantiated in " + Math.round(wasm.instantiate) + " ms)");
   console.log("sb-lite boot: " + marks.join(", "));
   return pyodide;
 };
+
+self.loadPyodide = function (options) {
+  if (!self.sbBooting) {
+    var t0 = performance.now(), marks = self.sbBootMarks = [];
+    self.sbBootMark = function (name) {
+      marks.push(name + " " + Math.round(performance.now() - t0));
+    };
+    self.sbBooting = self.sbLoadPyodide(options, marks, self.sbBootMark);
+  } else {
+    self.sbBootMark("kernel asked");
+  }
+  return self.sbBooting;
+};
+
+/* ``WebAssembly.Module`` and ``WebAssembly.Instance`` timed until ``restore()``: how many
+ * modules were compiled, and the ms spent compiling and instantiating them. */
+function timeWasm() {
+  var W = self.WebAssembly, Module = W.Module, Instance = W.Instance;
+  var out = { n: 0, compile: 0, instantiate: 0 };
+  var timed = function (Native, key) {
+    var T = function (a, b) {
+      var t = performance.now();
+      try { return new Native(a, b); }
+      finally {
+        out[key] += performance.now() - t;
+        if (key === "compile") { out.n++; }
+      }
+    };
+    T.prototype = Native.prototype;
+    Object.getOwnPropertyNames(Native).forEach(function (k) {
+      if (typeof Native[k] === "function" && !(k in T)) { T[k] = Native[k]; }
+    });
+    return T;
+  };
+  W.Module = timed(Module, "compile");
+  W.Instance = timed(Instance, "instantiate");
+  out.restore = function () { W.Module = Module; W.Instance = Instance; };
+  return out;
+}

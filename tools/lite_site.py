@@ -257,6 +257,11 @@ BOOT_JS = HERE / "lite_kernel_pyodide.js"
 #: hang (tools/lite_guard.js), copied to ``lite/`` and loaded before JupyterLite's start
 GUARD_JS = HERE / "lite_guard.js"
 GUARD_NAME = "sb_lite_guard.js"
+#: the kernel's worker script the pages start at once (tools/lite_kernel_worker.js: Pyodide
+#: boots while JupyterLab starts), written beside the kernel's own worker bundle
+WORKER_JS = HERE / "lite_kernel_worker.js"
+WORKER_NAME = "sb_kernel_worker.js"
+KERNEL_STATIC = "extensions/@jupyterlite/pyodide-kernel-extension/static"
 #: in the app's pages: a cell out of view skips style, layout and paint (``content-visibility:
 #: auto``; its last size is kept for the scroll bar).  A chapter is one long notebook with every
 #: cell in the page (``windowingMode: none``, :func:`_overrides`); without this each widget
@@ -278,11 +283,14 @@ BOOK_DIR = "/home/pyodide/sb"
 #: matplotlib's inline backend (which register with that shell at import) and ``widgets`` come
 #: after it.  Anything printed before the kernel wires its streams is dropped
 #: (``LiteStream.write`` with no callback).  The backend is the kernel's own (pyodide_kernel sets
-#: it when unset), here before matplotlib reads it.
+#: it when unset), here before matplotlib reads it.  ``piplite.piplite`` (and micropip) is what
+#: the kernel imports first once the drive is the working folder (its package manager), the
+#: same look-ups through the service worker otherwise.
 PRE_IMPORTS = ("import os\n"
                "os.environ.setdefault('MPLBACKEND', 'module://matplotlib_inline.backend_inline')\n"
                "import numpy, matplotlib, matplotlib.figure, matplotlib.backends.backend_agg\n"
                "import spatialbook\n"
+               "import piplite.piplite\n"
                "import pyodide_kernel\n"
                "import ipywidgets, widgets")
 
@@ -421,20 +429,71 @@ def write_settings(lite: Path, site: Path) -> None:
     path.write_text(json.dumps(config, indent=1))
 
 
-def guard_pages(lite: Path) -> int:
+def kernel_bundle(lite: Path) -> str | None:
+    """The kernel's own worker bundle (relative to ``lite/``) that jupyterlite-pyodide-kernel
+    0.6 starts in a page that is not cross-origin isolated: the second chunk of its
+    ``initWorker`` (``crossOriginIsolated ? new Worker(<chunk 620>) : new Worker(<chunk 352>)``
+    in 0.6.1), or None when its bundles are not written so."""
+    import re
+
+    static = lite / KERNEL_STATIC
+    pattern = re.compile(r"initWorker\(\w*\)\{return crossOriginIsolated\?new Worker\(new URL\("
+                         r"\w+\.p\+\w+\.u\(\d+\),\w+\.b\)[^)]*\):new Worker\(new URL\("
+                         r"\w+\.p\+\w+\.u\((\d+)\)")
+    for js in sorted(static.glob("*.js")):
+        found = pattern.search(js.read_text(errors="replace"))
+        if found:
+            chunk = [p for p in static.glob(f"{found.group(1)}.*.js") if p.suffix == ".js"]
+            if len(chunk) == 1:
+                return chunk[0].relative_to(lite).as_posix()
+    return None
+
+
+def early_kernel(lite: Path) -> dict[str, str]:
+    """Write :data:`WORKER_JS` beside the kernel's own worker bundle, with the kernel's
+    settings (``pyodideUrl``, ``loadPyodideOptions``: :func:`write_settings`) written in, and
+    return the guard tag's attribute that makes the pages start it at once: the bundle
+    (``data-sb-kernel``).  Without the
+    bundle (another version of the kernel) it says so and returns none: the kernel then
+    starts its worker itself, later."""
+    bundle = kernel_bundle(lite)
+    if bundle is None:
+        print(f"lite_site: the kernel's worker bundle was not found in {KERNEL_STATIC} (not "
+              "jupyterlite-pyodide-kernel 0.6?): the kernel boots when JupyterLab asks, "
+              "seconds later", file=sys.stderr)
+        return {}
+    data = json.loads((lite / "jupyter-lite.json").read_text())["jupyter-config-data"]
+    kernel = data["litePluginSettings"]["@jupyterlite/pyodide-kernel-extension:kernel"]
+    settings = {"lite": "../" * len(Path(KERNEL_STATIC).parts),
+                "pyodideUrl": kernel["pyodideUrl"],
+                "loadPyodideOptions": kernel["loadPyodideOptions"]}
+    text = WORKER_JS.read_text()
+    blank = "var SB_KERNEL = null;"
+    if blank not in text:
+        raise LiteUnavailable(f"{WORKER_JS.name} has no '{blank}' to write the settings in")
+    (lite / KERNEL_STATIC / WORKER_NAME).write_text(
+        text.replace(blank, f"var SB_KERNEL = {json.dumps(settings)};", 1))
+    return {"data-sb-kernel": bundle}
+
+
+def guard_pages(lite: Path, attrs: dict[str, str] | None = None) -> int:
     """Put :data:`GUARD_JS` first in every page of the app that starts JupyterLite (the root
-    and each app's ``index.html``: they ``await import(...config-utils.js)``), and make that
-    start wait on it: a page the guard stopped (``window.sbLiteStop``) shows what is missing
-    and starts nothing.  Returns how many pages; fails when the app's pages are not as
-    JupyterLite 0.6 writes them (the guard would silently not run)."""
+    and each app's ``index.html``: they ``await import(...config-utils.js)``), with ``attrs``
+    on its tag (:func:`early_kernel`), and make that start wait on it: a page the guard
+    stopped (``window.sbLiteStop``) shows what is missing and starts nothing.  Returns how many
+    pages; fails when the app's pages are not as JupyterLite 0.6 writes them (the guard would
+    silently not run)."""
+    import html
+
     shutil.copy2(GUARD_JS, lite / GUARD_NAME)
     start = "await import("
+    extra = "".join(f' {k}="{html.escape(v)}"' for k, v in (attrs or {}).items())
     pages = [p for p in sorted(lite.rglob("index.html"))
              if "extensions" not in p.relative_to(lite).parts and start in p.read_text()]
     for page in pages:
         text = page.read_text()
         rel = "../" * (len(page.relative_to(lite).parts) - 1)
-        tag = f'<script src="{rel}{GUARD_NAME}"></script>{PAGE_STYLE}\n'
+        tag = f'<script src="{rel}{GUARD_NAME}"{extra}></script>{PAGE_STYLE}\n'
         head = text.index("<head>") + len("<head>\n")
         text = text[:head] + "    " + tag + text[head:]
         page.write_text(text.replace(start, "if (!window.sbLiteStop) " + start, 1))
@@ -497,7 +556,7 @@ def build(site: Path, book: Path = ROOT / "book") -> str | None:
         shutil.copy2(BOOT_JS, pyo / BOOT_JS.name)
         (pyo / "sb-lite-lock.json").write_text(json.dumps(lite_lock()))
         write_settings(lite, site)
-        guard_pages(lite)
+        guard_pages(lite, early_kernel(lite))
         with tempfile.TemporaryDirectory(prefix="sb-lite-files-") as tmp:
             n = stage_files(Path(tmp) / "files", book)
             _add_contents(lite, Path(tmp) / "files")

@@ -19,7 +19,8 @@ site served on 127.0.0.1 by ``tools/serve_book.py``'s handler, which records wha
    runs in Pyodide), one after another in the second chapter's page and kernel: each
    chapter's cells put in the notebook in place of the last one's, the kernel's names
    emptied (``%reset -f``) before its Run All;
-8. nothing left 127.0.0.1 and no console error.
+8. a restart of that kernel (a new worker) is ready again, with none of the last one's names;
+9. nothing left 127.0.0.1 and no console error.
 
 And opened where JupyterLite cannot run (from a file; in a browser that gives the page no
 service worker: a page on plain http from another host name, or service workers turned off),
@@ -173,6 +174,9 @@ NEXT_CHAPTER = """async (path) => { const app = window.jupyterapp, w = app.shell
   return (await f.done).content.status; }"""
 
 
+RESTART_MARK = "sb_before_restart = 1"
+RESTARTED = "assert 'sb_before_restart' not in globals()"
+
 DISPOSED_MYST = ("console.error: Failed to render TypeError: Cannot read properties of null "
                  "(reading 'renderInput')")
 
@@ -322,6 +326,17 @@ def test_edit_in_the_browser(reader):
     # has no input area any more, and logs this.  Only a removed cell logs it, so it is dropped
     # here, from this step only
     errors[before:] = [e for e in errors[before:] if not e.startswith(DISPOSED_MYST)]
+
+    # 8. a restarted kernel (a new worker: the page's early one went to the first kernel) is
+    # ready again, with none of the last kernel's names
+    page.evaluate(f"""async () => {{ const w = window.jupyterapp.shell.currentWidget;
+        await w.sessionContext.session.kernel.requestExecute({{code: {RESTART_MARK!r}}}).done;
+        await w.sessionContext.restartKernel(); }}""")
+    page.wait_for_function(f"({KERNEL})() === 'idle'", timeout=READY_MS, polling=50)
+    assert page.evaluate(IMPORTS) == "ok", "the restarted kernel does not import our packages"
+    assert page.evaluate(f"""async () => (await window.jupyterapp.shell.currentWidget
+        .sessionContext.session.kernel.requestExecute({{code: {RESTARTED!r}, silent: true}})
+        .done).content.status""") == "ok", "the restarted kernel still has the last kernel's names"
     outside = [u for u in seen if not is_local(u)]
     assert not outside, f"requests outside the machine: {outside}"
     assert not errors, "\n  ".join(errors)
