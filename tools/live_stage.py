@@ -217,6 +217,7 @@ def _chinese_frames(app, pagename, body, pathto, players) -> str:
     the English build's); a figure text without a translation fails the build."""
     from sphinx.util import logging
 
+    from sb_editions import shared_dir
     from widgets import figure_text
     from zh_frames import chinese_players, table_key
 
