@@ -54,7 +54,7 @@ def draw(cls, settings: dict, control: str, values: list, narrow: bool, table: d
                 out.append(exp._encode(exp.frame_compress_level))
         finally:
             exp.close()
-        return out, translate.hits
+        return out, (translate.hits if translate is not None else 0)
 
 
 def _cached_names(cache: Path | None, key: str) -> list[str] | None:
