@@ -179,8 +179,14 @@ def _config_inited(app, config) -> None:
     if app.sb_live_shared:        # the Chinese edition: its figures' text (tools/zh_frames.py)
         from zh_strings import figure_table
 
-        app.sb_zh_figures = figure_table(Path(app.srcdir) / "locale" / "zh_CN" / "code_strings.po")
+        po = Path(app.srcdir) / "locale" / "zh_CN" / "code_strings.po"
+        app.sb_zh_figures = figure_table(po)
         app.sb_zh_stats = {}
+        from widgets import EXPERIMENTS
+        from zh_frames import table_key
+
+        # each experiment's frames depend on its own figure strings (the cache's key)
+        app.sb_zh_keys = {cls: table_key(figure_table(po, name)) for name, cls in EXPERIMENTS.items()}
     extra = list(config.html_extra_path or [])
     if not app.sb_live_shared and str(staging) not in extra:
         extra.append(str(staging))
@@ -219,19 +225,21 @@ def _chinese_frames(app, pagename, body, pathto, players) -> str:
 
     from sb_editions import shared_dir
     from widgets import figure_text
-    from zh_frames import chinese_players, table_key
+    from zh_frames import chinese_players
 
     table = app.sb_zh_figures
     before = set(figure_text.MISSES)
-    body, changed = chinese_players(body, players, table, app.sb_zh_stats, zh_cache(app))
+    body, changed = chinese_players(body, players, table, app.sb_zh_stats, zh_cache(app),
+                                    app.sb_zh_keys)
     body = add_dense_frames(body, shared_dir(app), pathto,
                             {u: c for u, c in players.items() if u not in changed},
                             app.sb_dense_stats, dense_cache(app))
     with figure_text.language(table):
-        body = add_dense_frames(body, shared_dir(app), pathto,
-                                {u: c for u, c in players.items() if u in changed},
-                                app.sb_zh_stats.setdefault("2x", {}), zh_cache(app),
-                                key=table_key(table))
+        for cls in {c for u, c in players.items() if u in changed}:
+            body = add_dense_frames(body, shared_dir(app), pathto,
+                                    {u: c for u, c in players.items() if u in changed and c is cls},
+                                    app.sb_zh_stats.setdefault("2x", {}), zh_cache(app),
+                                    key=app.sb_zh_keys.get(cls, ""))
     for text in sorted(set(figure_text.MISSES) - before):
         logging.getLogger(__name__).warning(
             f"a Chinese figure shows English text {text[:80]!r}: translate it in "

@@ -75,10 +75,12 @@ def _js_list(items) -> str:
 
 
 def chinese_players(body: str, players: dict, table: dict, stats: dict,
-                    cache: Path | None) -> tuple[str, set[str]]:
+                    cache: Path | None, keys: dict | None = None) -> tuple[str, set[str]]:
     """``body`` with the frames of every player of ``players`` (id -> experiment class) drawn
     in Chinese; the ids of the players whose frames changed (the others have no text to
-    translate)."""
+    translate).  ``keys`` (experiment class -> text): what of the translations a class's
+    frames depend on, for the cache (default: the whole ``table``; the build gives each
+    experiment's own figure strings, so that a translation changed redraws only its figures)."""
     starts = [(m.start(), m.end(), m.group(1)) for m in PLAYER.finditer(body)]
     out, last, changed = [], 0, set()
     for k, (start, end, uid) in enumerate(starts):
@@ -97,7 +99,8 @@ def chinese_players(body: str, players: dict, table: dict, stats: dict,
         for layout in ("wide", "narrow"):
             if layout == "narrow" and "sb-narrow-frames" not in markup:
                 continue
-            key = hashlib.sha1(json.dumps(["zh-1x", dense_code_key(), table_key(table),
+            own = (keys or {}).get(cls) or table_key(table)
+            key = hashlib.sha1(json.dumps(["zh-1x", dense_code_key(), own,
                                            cls.__module__, cls.__name__, settings, control,
                                            repr(values), layout], sort_keys=True).encode()).hexdigest()
             names = _cached_names(cache, key)

@@ -504,10 +504,12 @@ def figure_strings() -> dict[str, set]:
     return out
 
 
-def figure_table(path: Path = CATALOGUE) -> dict[str, str]:
-    """The figure strings' translations (English -> Chinese), for ``widgets.figure_text``."""
+def figure_table(path: Path = CATALOGUE, experiment: str | None = None) -> dict[str, str]:
+    """The figure strings' translations (English -> Chinese), for ``widgets.figure_text``;
+    ``experiment``: only those its figures use (the Chinese frames' cache key)."""
     entries, tags, _ = load(path)
-    return {k: v for k, v in entries.items() if v and FIGURE in tags.get(k, ())}
+    return {k: v for k, v in entries.items() if v and FIGURE in tags.get(k, ())
+            and (experiment is None or experiment in tags[k])}
 
 
 def sources(html_dir: Path) -> dict[str, set]:
