@@ -136,3 +136,20 @@ def test_checker_finds_text_cut_and_leaving_its_axes_and_passes_a_clean_figure()
     found = collisions(fig, canvas.draw)
     assert any("text leaving its axes: 'runs out'" in f for f in found), found
     assert any("text cut by the figure's edge: 'cut by the edge'" in f for f in found), found
+
+
+@pytest.mark.parametrize("name, narrow", [pytest.param(n, lay == "narrow", id=f"{n}-{lay}")
+                                          for n in EXPERIMENTS for lay in ("wide", "narrow")])
+def test_no_chinese_text_collides_or_is_cut(name, narrow):
+    """The Chinese edition's figures (issue 36: ``widgets/figure_text.py``, CJK measured with
+    the font drawn): defaults, each end of the main control and its middle."""
+    from widget_helpers import chinese
+
+    problems = []
+    with chinese(name, narrow) as exp:
+        defaults = exp.values()
+        for values in [{}] + [{exp.main_control: v} for v in exp.sweep_values(n=3)]:
+            exp.set(**{**defaults, **values})
+            problems += [f"{values or 'defaults'}: {p}" for p in experiment_collisions(exp)]
+    assert not problems, (f"{name} ({'narrow' if narrow else 'wide'}, Chinese): {len(problems)} "
+                          "collisions:\n" + "\n".join(problems))

@@ -177,3 +177,50 @@ def test_the_checks_catch_overlaps_and_turned_boxes():
     ba, bb = a.get_window_extent(r), b.get_window_extent(r)
     assert ba.overlaps(bb)                                   # upright boxes overlap
     assert overlap(_corners(a, ba), _corners(b, bb)) < TOLERANCE   # the texts do not
+
+
+# ---------------------------------------------------------------- the Chinese edition's figures
+
+
+@pytest.mark.parametrize("narrow", [False, True], ids=["wide", "narrow"])
+@pytest.mark.parametrize("name", list(EXPERIMENTS))
+def test_chinese_figure_text_readable_inside_apart_and_translated(name, narrow):
+    """The same check on the Chinese edition's figures (issue 36; ``widgets/figure_text.py``),
+    their CJK text measured with the font it is drawn in: defaults and a random setting; and
+    no text left in English, no glyph missing from the fonts (an empty box)."""
+    import warnings
+
+    from widget_helpers import chinese
+    from widgets.figure_text import english_texts
+
+    found = []
+    with warnings.catch_warnings(record=True) as caught, chinese(name, narrow) as exp:
+        warnings.simplefilter("always")
+        for values in [{}] + settings(EXPERIMENTS[name], 40 + sorted(EXPERIMENTS).index(name), 1):
+            if values:
+                exp.set(**values)
+            found += [f"{values or 'defaults'}: {p}" for p in problems(exp, narrow)]
+            found += [f"{values or 'defaults'}: English text {t!r}" for t in english_texts(exp.figure)]
+    found += [f"missing glyph: {w.message}" for w in caught if "glyph" in str(w.message).lower()]
+    assert not found, f"{name} ({'narrow' if narrow else 'wide'}, Chinese):\n" + "\n".join(found)
+
+
+def test_chinese_check_fails_on_an_untranslated_figure_string():
+    """A figure string planted without its translation is found (the check above and the
+    Chinese build's warning both read ``english_texts`` / ``MISSES``), and the English figure
+    drawn after a Chinese one is the same bytes as before (the language leaves nothing behind)."""
+    from widget_helpers import chinese, chinese_table
+    from widgets.figure_text import MISSES, english_texts
+
+    before = EXPERIMENTS["power_split"]()
+    png = before._encode(6)
+    before.close()
+    table = dict(chinese_table())
+    assert table.pop("push point Q")
+    with chinese("power_split", False, table) as exp:
+        assert "push point Q" in english_texts(exp.figure)
+        assert MISSES["push point Q"] > 0
+        assert not [t for t in english_texts(exp.figure) if t != "push point Q"]
+    after = EXPERIMENTS["power_split"]()
+    assert after._encode(6) == png
+    after.close()

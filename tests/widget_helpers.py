@@ -87,3 +87,40 @@ def shared(name: str, narrow: bool = False):
         exp.set(**defaults)
     _HANDED[key] = _fingerprint(exp)
     return exp
+
+
+def chinese_table() -> dict:
+    """The Chinese edition's figure strings (English -> Chinese) from the code strings'
+    catalogue (``tools/zh_strings.py figure_table``), as the Chinese build draws with them."""
+    import sys
+    from pathlib import Path
+
+    tools = str(Path(__file__).resolve().parent.parent / "tools")
+    if tools not in sys.path:
+        sys.path.insert(0, tools)
+    from zh_strings import figure_table
+
+    return figure_table()
+
+
+def chinese(name: str, narrow: bool, table: dict | None = None):
+    """A context manager giving the registered experiment ``name`` built and drawn in the Chinese
+    edition's figure language (``widgets/figure_text.py``: its texts translated, CJK in the
+    subset of Noto Sans CJK SC, measured with that font); the language stays on while the
+    test sets controls (a text set later is translated too).  ``table`` replaces the
+    catalogue's (a planted missing translation)."""
+    import contextlib
+
+    from widgets import EXPERIMENTS
+    from widgets.figure_text import language
+
+    @contextlib.contextmanager
+    def made():
+        with language(chinese_table() if table is None else table):
+            exp = EXPERIMENTS[name](narrow=narrow)
+            try:
+                yield exp
+            finally:
+                exp.close()
+
+    return made()

@@ -131,14 +131,15 @@ def dense_code_key() -> str:
 
 
 def add_dense_frames(body: str, outdir: Path, pathto, players: dict, stats: dict | None = None,
-                     cache: Path | None = None, scale: float = DENSE_SCALE) -> str:
+                     cache: Path | None = None, scale: float = DENSE_SCALE, key: str = "") -> str:
     """Give every frame player of ``players`` (id -> experiment class) its frames drawn at
     ``scale`` times the density, wide and (if it has them) narrow, as files of
     ``outdir/_sb_frames/`` listed in a ``<script class="sb-2x-frames">`` (see above).
 
     ``cache`` (a folder kept between builds): frames drawn by an earlier build from the same
     inputs (player: experiment, settings, control, values, layout; code: ``dense_code_key``)
-    are linked from there instead of drawn again.  ``stats`` (optional) counts the frames
+    are linked from there instead of drawn again; ``key`` (the Chinese edition's translations,
+    ``tools/zh_frames.py``) is part of each entry's key when given.  ``stats`` (optional) counts the frames
     drawn and linked, the seconds spent and the bytes written, and collects the cache entries
     used (``prune_dense_cache`` removes the others)."""
     import hashlib
@@ -168,10 +169,11 @@ def add_dense_frames(body: str, outdir: Path, pathto, players: dict, stats: dict
         for layout in ("wide", "narrow"):
             if layout == "narrow" and "sb-narrow-frames" not in markup:
                 continue
-            key = hashlib.sha1(json.dumps([dense_code_key(), cls.__module__, cls.__name__,
-                                           settings, control, repr(values), layout, scale],
-                                          sort_keys=True).encode()).hexdigest()
-            names = _cached(cache, key, folder, stats)
+            inputs = [dense_code_key(), cls.__module__, cls.__name__, settings, control,
+                      repr(values), layout, scale]
+            entry = hashlib.sha1(json.dumps(inputs + ([key] if key else []),
+                                            sort_keys=True).encode()).hexdigest()
+            names = _cached(cache, entry, folder, stats)
             if names is None:
                 names = []
                 for png in dense_frames(cls, settings, control, values, layout == "narrow", scale):
@@ -187,8 +189,8 @@ def add_dense_frames(body: str, outdir: Path, pathto, players: dict, stats: dict
                     names.append(digest)
                 stats["drawn"] = stats.get("drawn", 0) + len(names)
                 if cache is not None:
-                    (cache / f"{key}.txt").write_text("\n".join(names) + "\n")
-                    stats.setdefault("used", set()).update([f"{key}.txt", *(f"{n}.png" for n in names)])
+                    (cache / f"{entry}.txt").write_text("\n".join(names) + "\n")
+                    stats.setdefault("used", set()).update([f"{entry}.txt", *(f"{n}.png" for n in names)])
             lists[layout] = names
         stats["seconds"] = stats.get("seconds", 0.0) + time.perf_counter() - t0
         link = pathto(f"_sb_frames/{lists['wide'][0]}.png", 1)

@@ -100,6 +100,9 @@ def packages_zip(dest: Path, fontlist: Path) -> Path:
                     zip_put(zf, rel, path.read_bytes())
         for path in robot_files():                     # package data: widgets.robots.robot_file
             zip_put(zf, f"widgets/robot_files/{path.name}", path.read_bytes())
+        # the Chinese figures' font (widgets.figure_text, 28 KB): live mode on a Chinese page
+        for path in sorted((ROOT / "widgets" / "fonts").glob("*.otf")):
+            zip_put(zf, f"widgets/fonts/{path.name}", path.read_bytes())
         zip_put(zf, "fontlist-v330.json",
                 json.dumps(kept_fonts(json.loads(fontlist.read_text())), indent=2))
         zip_put(zf, FITTED, json.dumps(fitted_limits()))

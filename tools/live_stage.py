@@ -175,6 +175,18 @@ def _config_inited(app, config) -> None:
     app.sb_live_settings = settings_names()
     app.sb_live_mb = first_start_bytes(staging) / 1e6
     app.sb_dense_stats = {}
+    app.sb_zh_figures = None
+    if app.sb_live_shared:        # the Chinese edition: its figures' text (tools/zh_frames.py)
+        from zh_strings import figure_table
+
+        po = Path(app.srcdir) / "locale" / "zh_CN" / "code_strings.po"
+        app.sb_zh_figures = figure_table(po)
+        app.sb_zh_stats = {}
+        from widgets import EXPERIMENTS
+        from zh_frames import table_key
+
+        # each experiment's frames depend on its own figure strings (the cache's key)
+        app.sb_zh_keys = {cls: table_key(figure_table(po, name)) for name, cls in EXPERIMENTS.items()}
     extra = list(config.html_extra_path or [])
     if not app.sb_live_shared and str(staging) not in extra:
         extra.append(str(staging))
@@ -194,12 +206,52 @@ def _page_context(app, pagename, templatename, context, doctree) -> None:
                            problem)
     from widgets import EXPERIMENTS
 
-    body = add_dense_frames(body, shared_dir(app), pathto,
-                            {uid: EXPERIMENTS[name] for uid, name in found.items()},
-                            app.sb_dense_stats, dense_cache(app))
+    players = {uid: EXPERIMENTS[name] for uid, name in found.items()}
+    if getattr(app, "sb_zh_figures", None):
+        body = _chinese_frames(app, pagename, body, pathto, players)
+    else:
+        body = add_dense_frames(body, shared_dir(app), pathto, players,
+                                app.sb_dense_stats, dense_cache(app))
     context["body"] = move_narrow_frames(body, shared_dir(app), pathto)
     if found and not problem:
         context["metatags"] = context.get("metatags", "") + warm_script(src)
+
+
+def _chinese_frames(app, pagename, body, pathto, players) -> str:
+    """The Chinese edition: the players' frames drawn with the figures' text in Chinese
+    (``tools/zh_frames.py``), their 2x frames too (a player with no text to translate keeps
+    the English build's); a figure text without a translation fails the build."""
+    from sphinx.util import logging
+
+    from sb_editions import shared_dir
+    from widgets import figure_text
+    from zh_frames import chinese_players
+
+    table = app.sb_zh_figures
+    before = set(figure_text.MISSES)
+    body, changed = chinese_players(body, players, table, app.sb_zh_stats, zh_cache(app),
+                                    app.sb_zh_keys)
+    body = add_dense_frames(body, shared_dir(app), pathto,
+                            {u: c for u, c in players.items() if u not in changed},
+                            app.sb_dense_stats, dense_cache(app))
+    with figure_text.language(table):
+        for cls in {c for u, c in players.items() if u in changed}:
+            body = add_dense_frames(body, shared_dir(app), pathto,
+                                    {u: c for u, c in players.items() if u in changed and c is cls},
+                                    app.sb_zh_stats.setdefault("2x", {}), zh_cache(app),
+                                    key=app.sb_zh_keys.get(cls, ""))
+    for text in sorted(set(figure_text.MISSES) - before):
+        logging.getLogger(__name__).warning(
+            f"a Chinese figure shows English text {text[:80]!r}: translate it in "
+            "book/locale/zh_CN/code_strings.po (tools/zh_strings.py update, then import)",
+            location=pagename, type="sb_i18n")
+    return body
+
+
+def zh_cache(app) -> Path:
+    """The Chinese frames' cache (1x and 2x), kept between builds:
+    ``book/_build/.sb_zh_frames_cache``."""
+    return Path(app.outdir).resolve().parent.parent / ".sb_zh_frames_cache"
 
 
 def dense_cache(app) -> Path:
@@ -209,6 +261,14 @@ def dense_cache(app) -> Path:
 
 
 def _build_finished(app, exception) -> None:
+    zh = getattr(app, "sb_zh_stats", None)
+    if exception is None and zh is not None and (zh.get("drawn") or zh.get("linked")):
+        dense = zh.get("2x", {})
+        pruned = prune_dense_cache(zh_cache(app), zh.get("used", set()) | dense.get("used", set()))
+        print(f"sb_live: Chinese frames: 1x {zh.get('drawn', 0)} drawn, {zh.get('linked', 0)} "
+              f"from the cache in {zh.get('seconds', 0):.1f} s; 2x {dense.get('drawn', 0)} drawn, "
+              f"{dense.get('linked', 0)} from the cache in {dense.get('seconds', 0):.1f} s, "
+              f"{dense.get('bytes', 0) / 1e6:.1f} MB new files ({pruned} stale files removed)")
     stats = getattr(app, "sb_dense_stats", {})
     if exception is not None or not (stats.get("drawn") or stats.get("linked")) \
             or getattr(app, "sb_live_shared", False):

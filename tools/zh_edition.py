@@ -309,7 +309,42 @@ def html_problems(html_dir: Path, book: Path) -> list[str]:
         if '<html lang="zh-CN"' not in text:
             problems.append(f"{page}: the page is not marked lang=\"zh-CN\"")
         problems += text_problems(page, text)
-    return problems + code_string_problems(html_dir, book) + search_problems(html_dir, book)
+    return (problems + code_string_problems(html_dir, book) + figure_problems(html_dir)
+            + search_problems(html_dir, book))
+
+
+_FRAME_IMG = re.compile(r'<img class="sb-frame" id="(sb-fp-[0-9a-f]{12})-img" src="([^"]*)"')
+_NARROW_FRAMES = re.compile(r'<div class="sb-frame-player" id="(sb-fp-[0-9a-f]{12})".*?'
+                            r'<script type="application/json" class="sb-narrow-frames">(\[.*?\])',
+                            re.S)
+
+
+def figure_problems(html_dir: Path) -> list[str]:
+    """Every Chinese page's frame players show the Chinese frames (``tools/zh_frames.py``): the
+    picture on screen and the phone frames are not the English page's (every experiment's
+    figure has text to translate: a player left English is a player the build did not
+    recognise or a figure drawn without its translations; the figures' own check, no English
+    text and no overlap, is tests/test_widget_text.py and tests/test_widget_overlaps.py)."""
+    zh = html_dir / SUBDIR
+    problems = []
+    for path in sorted(zh.rglob("*.html")):
+        rel = path.relative_to(zh)
+        english = html_dir / rel
+        if rel.parts[0] in ("_static", "_sources") or not english.is_file():
+            continue
+        text = path.read_text(encoding="utf-8")
+        if "sb-frame-player" not in text:
+            continue
+        en = english.read_text(encoding="utf-8")
+        en_imgs, en_narrow = dict(_FRAME_IMG.findall(en)), dict(_NARROW_FRAMES.findall(en))
+        narrow = dict(_NARROW_FRAMES.findall(text))
+        for uid, src in _FRAME_IMG.findall(text):
+            if en_imgs.get(uid) == src:
+                problems.append(f"{rel.with_suffix('')}: player {uid} shows the English frames")
+            elif uid in narrow and en_narrow.get(uid) == narrow[uid]:
+                problems.append(f"{rel.with_suffix('')}: player {uid}'s phone frames are the "
+                                "English ones")
+    return problems
 
 
 def code_string_problems(html_dir: Path, book: Path = ROOT / "book") -> list[str]:

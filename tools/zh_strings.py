@@ -138,7 +138,9 @@ class Catalogue:
         self.tags = tags or {}
         self.patterns = []
         for english, chinese in self.entries.items():
-            if _PLACE.search(english):
+            names = _PLACE.findall(english)
+            # mathematics' braces ($\mathcal{I}_{xx}$) are no places
+            if names and "$" not in english and len(set(names)) == len(names):
                 rx = re.escape(english)
                 for name in _PLACE.findall(english):
                     rx = rx.replace(re.escape("{" + name + "}"), f"(?P<{name}>.+?)", 1)
@@ -293,7 +295,11 @@ def live_strings(body: str, cat: Catalogue) -> str:
     names = set(re.findall(r'data-sb-experiment="([\w-]+)"', body))
     if not names:
         return ""
-    table = {"lang": "zh-CN", "strings": cat.for_pages(names)}
+    table = {"lang": "zh-CN", "strings": cat.for_pages(names),
+             # what the page's figures draw: live mode's Python draws it in Chinese
+             # (widgets/figure_text.py; book/_live/sb_live.js passes it with "create")
+             "figures": {k: v for k, v in cat.entries.items()
+                         if FIGURE in cat.tags.get(k, ()) and cat.tags[k] & names}}
     text = json.dumps(table, ensure_ascii=False, sort_keys=True).replace("</", "<\\/")
     return f'<script type="application/json" id="sb-strings">{text}</script>\n'
 
@@ -453,6 +459,59 @@ STATIC = (
 )
 
 
+#: the tag of the figure strings (what matplotlib draws: ``widgets/figure_text.py``) in the
+#: catalogue's "used by" comments, beside the experiments that draw them
+FIGURE = "figure"
+
+
+def figure_strings() -> dict[str, set]:
+    """Every English text the experiments' figures are given (titles, axis labels, legends,
+    notes) -> the experiments: each drawn wide and narrow, each control swept (a few values;
+    every other control at its default), recording what ``Text.set_text`` receives.  The phone
+    layout's line breaks of an English text are left out (a Chinese figure is translated
+    before it is broken)."""
+    sys.path.insert(0, str(ROOT))
+    import matplotlib.text as mtext
+
+    from widgets import EXPERIMENTS
+    from widgets.figure_text import is_english
+
+    out: dict[str, set] = {}
+    current = [""]
+    original = mtext.Text.set_text
+
+    def record(self, s):
+        text = "" if s is None else str(s)
+        if is_english(text.strip()) and sys._getframe(1).f_code.co_name != "_wrap_wide_text":
+            out.setdefault(text.strip(), set()).update({current[0], FIGURE})
+        return original(self, s)
+
+    mtext.Text.set_text = record
+    try:
+        for name, cls in EXPERIMENTS.items():
+            current[0] = name
+            for narrow in (False, True):
+                exp = cls(narrow=narrow)
+                try:
+                    for c in cls.CONTROLS:
+                        values = list(exp.sweep_values(c.name))
+                        for v in values[::max(1, len(values) // 4)]:
+                            exp._set({c.name: v}, live=False)
+                finally:
+                    exp.close()
+    finally:
+        mtext.Text.set_text = original
+    return out
+
+
+def figure_table(path: Path = CATALOGUE, experiment: str | None = None) -> dict[str, str]:
+    """The figure strings' translations (English -> Chinese), for ``widgets.figure_text``;
+    ``experiment``: only those its figures use (the Chinese frames' cache key)."""
+    entries, tags, _ = load(path)
+    return {k: v for k, v in entries.items() if v and FIGURE in tags.get(k, ())
+            and (experiment is None or experiment in tags[k])}
+
+
 def sources(html_dir: Path) -> dict[str, set]:
     """Every English code-drawn string -> where it is used (chapter pages, experiments, live)."""
     out: dict[str, set] = {}
@@ -463,6 +522,8 @@ def sources(html_dir: Path) -> dict[str, set]:
     for pattern, _, _ in JS_MESSAGES:
         out.setdefault(pattern.replace("\\'", "'"), set()).add("static")
     for text, names in _experiment_strings().items():
+        out.setdefault(text, set()).update(names)
+    for text, names in figure_strings().items():
         out.setdefault(text, set()).update(names)
     probe = Catalogue({k: "x" for k in STATIC if _PLACE.search(k)})
     for page in sorted(html_dir.glob("**/*.html")):
@@ -564,6 +625,10 @@ def check(path: Path = CATALOGUE) -> list[str]:
             problems.append(f"code string without Chinese: {english[:50]!r} -> {chinese[:50]!r}")
         for p in kept_problems(english, chinese):
             problems.append(f"code string {english[:50]!r}: {p} in {chinese[:50]!r}")
+    if path == CATALOGUE:              # the figures' font has every glyph they need
+        from zh_font import problems as font_problems
+
+        problems += font_problems()
     return problems
 
 

@@ -267,6 +267,17 @@ class Live:
         self._experiments: dict[int, Any] = {}
         self._readouts: dict[int, tuple] = {}    # handle -> (scene, its readout table)
         self._next = 0
+        self._language = None                    # the figures' language (a Chinese page)
+
+    def language(self, table_json: str) -> None:
+        """Draw every figure made from now on with its text translated by the table
+        (``{english: chinese}``, the Chinese page's figure strings) in the CJK font
+        (``widgets/figure_text.py``); once per page, later calls change nothing."""
+        if self._language is None:
+            from widgets.figure_text import language
+
+            self._language = language(json.loads(table_json))
+            self._language.__enter__()
 
     def controls(self, name: str) -> str:
         """Experiment ``name``'s controls as JSON (:func:`control_specs`), before it is created:

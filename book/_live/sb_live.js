@@ -42,6 +42,9 @@
   // English edition; numbers, units and formulas, which have no entry).  The English texts
   // below are the catalogue's source: tests/book/test_zh_strings.py finds each in it.
   var STRINGS = readStrings();
+  // the figures' text: Python draws it in Chinese (widgets/figure_text.py), sent with "create"
+  var FIGURES = STRINGS ? (JSON.parse(document.getElementById("sb-strings").textContent)
+                           .figures || null) : null;
 
   function readStrings() {
     var lang = (document.documentElement.getAttribute("lang") || "").toLowerCase();
@@ -206,7 +209,7 @@
     return new Promise(function (resolve, reject) {
       creating[id] = { resolve: resolve, reject: reject };
       worker.postMessage({ type: "create", id: id, name: name, narrow: narrow, values: values,
-                           swept: swept || null, scale: pixelScale() });
+                           swept: swept || null, scale: pixelScale(), figures: FIGURES });
     });
   }
 

@@ -324,6 +324,7 @@ self.onmessage = async function (ev) {
     await booting;
     var t0 = performance.now();
     if (msg.type === "create") {
+      if (msg.figures) { live.language(JSON.stringify(msg.figures)); }   // a Chinese page
       if (handles[msg.id] !== undefined) { live.close(handles[msg.id]); }
       // the frame on screen's values first, so that the experiment is drawn once at them
       // (built at its defaults, then set: one scene and one blit fewer than an update after)

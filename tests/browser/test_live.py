@@ -1102,3 +1102,34 @@ def test_layout_follows_every_resize(open_pages, site_url):
     problems += [f"browser: {e}" for e in page.console_log.errors[errors:]]
     open_pages.close()                    # the last test of the module on its pages
     assert not problems, "\n  ".join(problems)
+
+
+def test_chinese_page_draws_its_live_figure_in_chinese(live_context, site_url):
+    """Issue 36: on a page of the Chinese edition, live mode's Python draws the figure with the
+    page's figure strings (``sb-strings``' ``figures``, passed with "create"; the font from the
+    packages' archive, widgets/figure_text.py): no error, and the settled picture differs from
+    the English page's at the same settings (the same experiment, the same frame on screen; only
+    the figure's text differs)."""
+    name = "velocity_field"
+    if name not in PAGES or not (SITE / "zh" / PAGES[name]).is_file():
+        pytest.skip(f"{name} is not shown in a Chinese page in this build")
+    pictures, errors = {}, []
+    for prefix in ("", "zh/"):
+        with cached_page(live_context) as page:
+            log = ConsoleLog(page)
+            page.goto(f"{site_url}/{prefix}{PAGES[name]}", wait_until="load")
+            button = page.locator(f'.sb-live-button[data-sb-experiment="{name}"]').first
+            player = button.locator("xpath=ancestor::div[contains(@class,'sb-frame-player')]")
+            button.scroll_into_view_if_needed()
+            button.click()
+            page.wait_for_function("(p) => p.getAttribute('data-sb-live')",
+                                   arg=player.element_handle(), timeout=START_TIMEOUT_MS)
+            assert player.get_attribute("data-sb-live") == "1", button.inner_text()
+            root = player.locator(".sb-live")
+            page.wait_for_function("(r) => !r.sbLive.busy", arg=root.element_handle(),
+                                   timeout=20_000)
+            pictures[prefix] = (root.evaluate(JS_INFO)["values"], root.evaluate(JS_PIXELS))
+            errors += [f"{prefix or 'en/'}: {e}" for e in log.errors]
+    assert not errors, errors
+    assert pictures[""][0] == pictures["zh/"][0], pictures
+    assert pictures[""][1] != pictures["zh/"][1], "the Chinese page's live figure is the English one"
