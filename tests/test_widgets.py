@@ -498,3 +498,31 @@ def test_view_controls_change_no_number(exps, name):
     assert fresh.image.value == e.image.value, (name, e.values())
     fresh.close()
     e.set(**defaults)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_overlay_pieces_give_the_whole_overlay(exps, name):
+    """The on-top overlay composited as its drawn pieces (widgets/blit.py _overlay_pieces) gives
+    the pixels the whole canvas-sized overlay gives (a piece cut too small would drop a legend's
+    edge; a wrong row or column offset would move it)."""
+    from widgets.blit import _draw_sorted, _overlay_pieces
+
+    e = get(exps, name)
+    if not e.blit._top:
+        pytest.skip(f"{name} has no on-top artists")
+    e.invalidate()
+    e.update(live=False)
+    by_pieces = np.asarray(e.canvas.buffer_rgba()).copy()
+    renderer = e.canvas.get_renderer()
+    renderer.clear()
+    _draw_sorted(e.blit._top, renderer)
+    whole = np.asarray(e.canvas.buffer_rgba())[::-1].copy()     # rows bottom to top
+    assert _overlay_pieces(whole[::-1]), name
+    e.blit.render(e._drawn_values, full=True)
+    kept, e.blit._top_image = e.blit._top_image, None
+    e.blit.render(e._drawn_values)                 # the figure without its overlay
+    context = renderer.new_gc()
+    renderer.draw_image(context, 0, 0, whole)
+    context.restore()
+    e.blit._top_image = kept
+    assert np.array_equal(np.asarray(e.canvas.buffer_rgba()), by_pieces), name
