@@ -100,9 +100,12 @@ def leaf_wrenches(q, qd, qdd, gravity) -> tuple[np.ndarray, np.ndarray]:
     V2 = V1 + S2 * qd[1]
     A1 = np.r_[0.0, 0.0, 0.0, -gravity] + S1 * qdd[0]
     A2 = A1 + sb.motion_cross(V1) @ S2 * qd[1] + S2 * qdd[1]    # S2 is carried by leaf 1
-    I1 = sb.spatial_inertia(MASS, p["C1"], p["R1"] @ I_C @ p["R1"].T)
-    I2 = sb.spatial_inertia(MASS, p["C2"], p["R2"] @ I_C @ p["R2"].T)
-    return sb.required_wrench(I1, V1, A1), sb.required_wrench(I2, V2, A2)
+    # both leaves in one batched call each (one check of the arguments, not two: a change of
+    # a control under Pyodide computes this on every frame)
+    R = np.stack([p["R1"], p["R2"]])
+    inertias = sb.spatial_inertia(MASS, np.stack([p["C1"], p["C2"]]), R @ I_C @ R.transpose(0, 2, 1))
+    F = sb.required_wrench(inertias, np.stack([V1, V2]), np.stack([A1, A2]))
+    return F[0], F[1]
 
 
 def scene(q2=-90.0, q1=45.0, tilt=10.0, qd1=2.0, qd2=-1.0, qdd1=3.0, qdd2=0.5) -> dict:
