@@ -41,7 +41,7 @@ TOLERANCE = 1.0
 
 
 from sampling import count  # noqa: E402
-from widget_helpers import settings, shared  # noqa: E402
+from widget_helpers import chinese_cases, settings, shared  # noqa: E402
 
 
 def drawn_texts(exp, legends: list | None = None) -> list[tuple[Text, object]]:
@@ -182,12 +182,12 @@ def test_the_checks_catch_overlaps_and_turned_boxes():
 # ---------------------------------------------------------------- the Chinese edition's figures
 
 
-@pytest.mark.parametrize("narrow", [False, True], ids=["wide", "narrow"])
-@pytest.mark.parametrize("name", list(EXPERIMENTS))
+@pytest.mark.parametrize("name, narrow", chinese_cases())
 def test_chinese_figure_text_readable_inside_apart_and_translated(name, narrow):
     """The same check on the Chinese edition's figures (issue 36; ``widgets/figure_text.py``),
-    their CJK text measured with the font it is drawn in: defaults and a random setting; and
-    no text left in English, no glyph missing from the fonts (an empty box)."""
+    their CJK text measured with the font it is drawn in: defaults and a random setting (in
+    ``make test-fast``: the defaults, one layout per experiment, ``chinese_cases``); and no text
+    left in English, no glyph missing from the fonts (an empty box)."""
     import warnings
 
     from widget_helpers import chinese
@@ -196,7 +196,8 @@ def test_chinese_figure_text_readable_inside_apart_and_translated(name, narrow):
     found = []
     with warnings.catch_warnings(record=True) as caught, chinese(name, narrow) as exp:
         warnings.simplefilter("always")
-        for values in [{}] + settings(EXPERIMENTS[name], 40 + sorted(EXPERIMENTS).index(name), 1):
+        for values in [{}] + settings(EXPERIMENTS[name], 40 + sorted(EXPERIMENTS).index(name),
+                                      count(1, 0)):
             if values:
                 exp.set(**values)
             found += [f"{values or 'defaults'}: {p}" for p in problems(exp, narrow)]

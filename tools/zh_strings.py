@@ -60,9 +60,23 @@ SYMBOLS = {
     "modern_robotics", "robotics", "modern", "ipynb", "chapters",
 }
 
-#: two-letter English words (other two-letter tokens are symbols: vx, py, mD)
-ENGLISH_2 = {"of", "in", "at", "to", "on", "is", "by", "or", "no", "up", "as", "it", "be", "an",
-             "if", "we", "do", "so"}
+
+
+def _figure_text():
+    """widgets/figure_text.py loaded by itself (no matplotlib, not the whole widgets package,
+    whose import takes seconds: this module is imported by the build's extensions and tests)."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parent.parent / "widgets" / "figure_text.py"
+    spec = importlib.util.spec_from_file_location("sb_figure_text_words", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+#: two-letter English words (other two-letter tokens are symbols: vx, py, mD): one list, the
+#: figures' (widgets/figure_text.py)
+ENGLISH_2 = _figure_text().ENGLISH_2
 
 #: the classes of the blocks that code draws into a page
 REGIONS = ("sb-frame-player", "sb-answer-box", "sb-live-bar", "sb-lite-bar", "sb-live-note")

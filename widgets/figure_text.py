@@ -36,19 +36,25 @@ MISSES: Counter = Counter()
 _PLACE = re.compile(r"\{(\w+)\}")
 _CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
 _MATH = re.compile(r"\$[^$]*\$")
-_WORD = re.compile(r"[A-Za-z]{3,}")
+_WORD = re.compile(r"[A-Za-z]{2,}")
 #: Latin words of three letters or more that are units or mathematics, not English
 SYMBOLS = {"deg", "rad", "max", "min", "sin", "cos", "tan", "exp", "log", "sqrt", "diag", "det",
            "omega", "theta", "alpha", "tau", "phi", "psi", "demo", "lin", "ang"}
+#: two-letter English words (other two-letter tokens are symbols: vx, mD, dt); also read by
+#: tools/zh_strings.py.  Without them E10's axis label "x of P on y = 0 (m)" counted as no
+#: English and stayed untranslated in the Chinese figure (the third review found it)
+ENGLISH_2 = {"of", "in", "at", "to", "on", "is", "by", "or", "no", "up", "as", "it", "be", "an",
+             "if", "we", "do", "so"}
 
 
 def is_english(text: str) -> bool:
-    """Whether a figure text has English words outside its mathematics and no Chinese (three
-    letters or more; the symbols, units and mathematics of a figure are shorter or in ``$``)."""
+    """Whether a figure text has English words outside its mathematics and no Chinese: a word of
+    three letters or more that is not a symbol or unit (:data:`SYMBOLS`), or a two-letter
+    English word (:data:`ENGLISH_2`); a figure's other symbols are shorter or in ``$``."""
     if _CJK.search(text):
         return False
     words = _WORD.findall(_MATH.sub(" ", re.sub(r"\w*_\w*", " ", text)))
-    return any(w not in SYMBOLS for w in words)
+    return any(w not in SYMBOLS and (len(w) > 2 or w.lower() in ENGLISH_2) for w in words)
 
 
 _SCRIPT = {"I": "ℐ", "F": "ℱ", "H": "ℋ", "L": "ℒ", "M": "ℳ", "B": "ℬ", "E": "ℰ", "R": "ℛ"}
