@@ -1,6 +1,6 @@
 # spatialbook: the two commands a reader needs are `make book` and `make test`.
 # Everything is installed into ./.venv from PyPI, pinned by the universal lock constraints.txt.
-# Choose the interpreter with PYTHON (any Python >= 3.10), e.g. `make test PYTHON=python3.12`:
+# Choose the interpreter with PYTHON (any Python >= 3.11), e.g. `make test PYTHON=python3.12`:
 # a .venv made by another Python is replaced, not reused.
 
 PYTHON ?= python3
@@ -14,15 +14,15 @@ export MPLBACKEND := Agg
 ## Create or refresh .venv for $(PYTHON) (quick when it is up to date).
 venv:
 	@$(PYTHON) -c 'import sys' >/dev/null 2>&1 || { echo "spatialbook: could not run '$(PYTHON)'; name an installed interpreter, e.g. make test PYTHON=python3.12" >&2; exit 1; }
-	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else 1)' || { echo "spatialbook needs Python 3.10 or newer, but $(PYTHON) is $$($(PYTHON) -V 2>&1); choose another, e.g. make test PYTHON=python3.12" >&2; exit 1; }
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' || { echo "spatialbook needs Python 3.11 or newer, but $(PYTHON) is $$($(PYTHON) -V 2>&1); choose another, e.g. make test PYTHON=python3.12" >&2; exit 1; }
 	@$(PYTHON) tools/setup_venv.py
 
-## Refresh the universal lock (every Python from 3.10, every platform) from pyproject.toml.
+## Refresh the universal lock (every Python from 3.11, every platform) from pyproject.toml.
 ## Existing pins are kept where they still resolve; `make lock UPGRADE=--upgrade` moves them.
 lock: venv
 	cp constraints.txt constraints.txt.new
 	$(VENV)/bin/uv pip compile $(UPGRADE) pyproject.toml --extra widgets --extra book --extra test \
-	  --universal --python-version 3.10 --no-header -o constraints.txt.new --quiet
+	  --universal --python-version 3.11 --no-header -o constraints.txt.new --quiet
 	{ sed -n '/^# /p' constraints.txt; cat constraints.txt.new; } > constraints.txt.tmp
 	rm constraints.txt.new && mv constraints.txt.tmp constraints.txt
 	@echo "constraints.txt refreshed; run make test (and make outputs if pinned versions changed)"

@@ -129,7 +129,7 @@ def one_run(pw, moves: int) -> dict:
     out: dict = {}
     with tempfile.TemporaryDirectory() as profile:
         ctx = pw.chromium.launch_persistent_context(
-            profile, executable_path=str(ensure_browser.ensure()), headless=True,
+            profile, executable_path=str(ensure_browser.ensure_full()), headless=True,
             args=CHROMIUM_ARGS + ["--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"],
             viewport={"width": 1280, "height": 900})
         ctx.on("page", lambda p: p.on("console", lambda m: logs.append((time.perf_counter(), m.text))))

@@ -108,7 +108,7 @@ def second_page(browser_type, pages: dict, phone: bool) -> tuple[float, dict, li
     server, url = serve(SITE, _Counting)
     with tempfile.TemporaryDirectory() as profile:
         ctx = browser_type.launch_persistent_context(
-            profile, executable_path=str(ensure_browser.ensure()), headless=True,
+            profile, executable_path=str(ensure_browser.ensure_full()), headless=True,
             args=CHROMIUM_ARGS + ["--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"],
             service_workers="block", **viewport(phone))
         try:
@@ -200,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
 
     firsts, second = [], None
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(ensure_browser.ensure()), headless=True,
+        browser = pw.chromium.launch(executable_path=str(ensure_browser.ensure_full()), headless=True,
                                      args=CHROMIUM_ARGS)
         name = "screw_axis" if "screw_axis" in pages else sorted(pages)[0]
         for _ in range(0 if args.no_cold else args.runs):

@@ -227,7 +227,7 @@ def second(pw, first: tuple[str, str], then: tuple[str, str], one_pass: bool = F
     server, url, handler = serve(one_pass=one_pass)
     with tempfile.TemporaryDirectory() as profile:
         ctx = pw.chromium.launch_persistent_context(
-            profile, executable_path=str(ensure_browser.ensure()), headless=True,
+            profile, executable_path=str(ensure_browser.ensure_full()), headless=True,
             args=CHROMIUM_ARGS + ["--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"],
             service_workers="block", viewport={"width": 1280, "height": 900})
         try:
@@ -370,7 +370,7 @@ def main(argv=None) -> int:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(ensure_browser.ensure()), headless=True,
+        browser = pw.chromium.launch(executable_path=str(ensure_browser.ensure_full()), headless=True,
                                      args=CHROMIUM_ARGS)
         firsts = []
         kinds = [False, True] if args.ab else [False]       # one_pass: before sb_math.js

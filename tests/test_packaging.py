@@ -5,10 +5,7 @@ from __future__ import annotations
 
 import re
 
-try:
-    import tomllib
-except ImportError:  # Python 3.10: the same parser, published as tomli (pytest needs it there)
-    import tomli as tomllib
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -65,7 +62,7 @@ def test_python_version_matches_requires_python():
     python = [r for r in conda if r.name == "python"]
     assert len(python) == 1
     assert python[0].specifier == SpecifierSet(_pyproject()["project"]["requires-python"])
-    assert python[0].specifier == SpecifierSet(">=3.10")
+    assert python[0].specifier == SpecifierSet(">=3.11")
 
 
 def test_dependencies_agree_with_pyproject():

@@ -246,7 +246,7 @@ def test_other_pythons_take_a_second_core_once_the_other_lanes_end(monkeypatch, 
 
     import test_pythons as tp
 
-    monkeypatch.setattr(tp, "discover", lambda: {"3.10.1": "/p310", "3.12.1": "/p312", "3.13.0": "/p313"})
+    monkeypatch.setattr(tp, "discover", lambda: {"3.11.2": "/p311", "3.12.1": "/p312", "3.13.0": "/p313"})
     monkeypatch.setattr(tp, "main_venv_python", lambda: "3.11.7")
     monkeypatch.setattr(tp, "pyodide_pins", lambda: ["numpy==2.0.2"])
     flag, lock, now, seen, ran = tmp_path / run_tests.LANE_ENDED, threading.Lock(), [0], [], []
@@ -256,7 +256,7 @@ def test_other_pythons_take_a_second_core_once_the_other_lanes_end(monkeypatch, 
             now[0] += 1
             seen.append(now[0])
             ran.append(version)
-        if version == "3.10.1" and lane_ends:
+        if version == "3.11.2" and lane_ends:
             flag.touch()
         time.sleep(0.4)
         with lock:
@@ -267,7 +267,7 @@ def test_other_pythons_take_a_second_core_once_the_other_lanes_end(monkeypatch, 
     cmd = run_tests._command(3, [sys.executable, "tools/test_pythons.py"], tmp_path, True)
     assert cmd[2:] == ["--jobs", "1", "--more-jobs-when", str(flag)]
     assert tp.main(cmd[2:]) == 0
-    assert sorted(ran) == ["3.10.1", "3.12 + Pyodide's drawing stack", "3.12.1", "3.13.0"]
+    assert sorted(ran) == ["3.11.2", "3.12 + Pyodide's drawing stack", "3.12.1", "3.13.0"]
     assert seen[0] == 1 and max(seen) == (2 if lane_ends else 1), seen
 
 

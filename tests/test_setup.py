@@ -18,14 +18,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 import setup_venv  # noqa: E402
 
-try:
-    import tomllib
-except ImportError:  # Python 3.10
-    import tomli as tomllib
+import tomllib
 
 #: Every Python the README promises, with the patch releases that once broke set-up (3.11.2 is
-#: Debian 12's; soupsieve 4 needs 3.11.5).
-PYTHONS = ["3.10.0", "3.10.13", "3.11.0", "3.11.2", "3.11.7", "3.12.1", "3.13.0"]
+#: Debian 12's; soupsieve 4 needs 3.11.5).  3.10 left the promise in December 2026: it reached its
+#: end of life in October 2026, and numpy (2.3) and matplotlib (3.11) releases need 3.11.
+PYTHONS = ["3.11.0", "3.11.2", "3.11.7", "3.12.1", "3.13.0"]
 PLATFORMS = [("linux", "posix", "Linux"), ("darwin", "posix", "Darwin"), ("win32", "nt", "Windows")]
 
 
@@ -103,7 +101,7 @@ def fake_python(tmp_path: Path, version: str, runs: bool = True) -> Path:
     """A stand-in interpreter that only answers the Makefile's two questions."""
     exe = tmp_path / f"python-{version}"
     major, minor = (int(x) for x in version.split(".")[:2])
-    ok = (major, minor) >= (3, 10)
+    ok = (major, minor) >= (3, 11)
     exe.write_text("#!/bin/sh\n"
                    + ("exit 127\n" if not runs else "")
                    + f'case "$*" in\n  *version_info*) exit {0 if ok else 1};;\n'
@@ -112,13 +110,13 @@ def fake_python(tmp_path: Path, version: str, runs: bool = True) -> Path:
     return exe
 
 
-@pytest.mark.parametrize("version", ["2.7.18", "3.9.18"])
+@pytest.mark.parametrize("version", ["2.7.18", "3.9.18", "3.10.16"])
 def test_make_refuses_old_python_in_one_sentence(tmp_path, version):
     exe = fake_python(tmp_path, version)
     out = subprocess.run(["make", "-s", "venv", f"PYTHON={exe}"], cwd=ROOT, capture_output=True, text=True)
     assert out.returncode != 0
     message = out.stderr.strip().splitlines()
-    assert message[0] == (f"spatialbook needs Python 3.10 or newer, but {exe} is Python {version}; "
+    assert message[0] == (f"spatialbook needs Python 3.11 or newer, but {exe} is Python {version}; "
                           "choose another, e.g. make test PYTHON=python3.12"), out.stderr
     assert "Traceback" not in out.stderr and "pip" not in out.stderr
 

@@ -28,9 +28,9 @@ from matplotlib.text import Text
 
 from widgets import EXPERIMENTS
 
-#: Every drawing stack the book's figures are drawn with passes this check: the lock's for Python
-#: >= 3.11 (matplotlib 3.11, the book's frames), Python 3.10's (matplotlib 3.10) and Pyodide's
-#: (matplotlib 3.8.4, live mode), the last two in the other-Pythons stage (tools/test_pythons.py).
+#: Every drawing stack the book's figures are drawn with passes this check: the lock's
+#: (matplotlib 3.11, the book's frames) and Pyodide's (matplotlib 3.8.4, live mode), the last in
+#: the other-Pythons stage (tools/test_pythons.py).
 
 #: the book's text column on a 1280-px desktop page (CSS px), measured in the built book
 COLUMN_PX = 660

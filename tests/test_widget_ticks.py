@@ -1,7 +1,6 @@
 """Every experiment's tick locations and labels follow one rule, the same on every drawing stack.
 
-The book's frames are drawn with matplotlib 3.11 (Python >= 3.11) or 3.10 (Python 3.10) and live
-mode draws with Pyodide's 3.8.4; each version's ``AutoLocator`` and ``ScalarFormatter`` may
+The book's frames are drawn with matplotlib 3.11 (the lock's) and live mode draws with Pyodide's 3.8.4; each version's ``AutoLocator`` and ``ScalarFormatter`` may
 choose other ticks for the same axis (ch01's y ticks were 1.00, 0.75, ... in the book's frames
 and 1.0, 0.5 in the browser), and the live figure then differs from the frame it replaces.  So
 for every experiment of ``widgets.EXPERIMENTS``, wide and narrow, at its defaults, every drawn
@@ -18,9 +17,9 @@ tick of every axes (3-D axes and colour bars included) must be
 The rule's input, the axis's room, is measured by the widgets themselves, so a second check
 compares every drawn tick (locations and labels) with the book's frames' as stored in
 ``tests/widget_ticks.json`` (written with matplotlib 3.11).  The other-Pythons stage
-(``tools/test_pythons.py``) runs this file on matplotlib 3.10 and on Pyodide's stack, so a stack
-whose ticks differ from 3.11's fails there.  An experiment whose axes change on purpose fails here
-too: write the file again (on Python >= 3.11, the lock's matplotlib) and commit it with the change.
+(``tools/test_pythons.py``) runs this file on Pyodide's stack, so a stack whose ticks differ from
+3.11's fails there.  An experiment whose axes change on purpose fails here
+too: write the file again (with the lock's matplotlib) and commit it with the change.
 
     .venv/bin/python tests/test_widget_ticks.py --write   # store the ticks drawn now
     .venv/bin/python tests/test_widget_ticks.py > t.json  # every drawn tick, in full

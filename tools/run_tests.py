@@ -61,7 +61,7 @@ STAGES: list[tuple[str, list[str]]] = [
      [*PYTEST, "tests", "spatialbook", "widgets", "--ignore=tests/browser",
       "--ignore=tests/notebooks", "--ignore=tests/book"]),
     ("self-check table", [PY, "-m", "spatialbook", "check"]),
-    ("every other Python 3.10-3.13 on this machine: fresh venv from the lock, self-check, library tests "
+    ("every other Python 3.11-3.13 on this machine: fresh venv from the lock, self-check, library tests "
      "(another patch release of the main .venv's minor version: set-up and self-check)",
      [PY, "tools/test_pythons.py"]),
     ("chapter notebooks re-executed and compared (nbval, strict) with numpy's SIMD dispatch "

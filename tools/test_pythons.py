@@ -1,9 +1,9 @@
-"""Prove the set-up on every Python the README promises: 3.10, 3.11, 3.12 and 3.13.
+"""Prove the set-up on every Python the README promises: 3.11, 3.12 and 3.13.
 
     .venv/bin/python tools/test_pythons.py            # a stage of `make test`
     .venv/bin/python tools/test_pythons.py --list     # only show what was found
 
-For each interpreter of 3.10-3.13 found on this machine (on PATH, in the usual system folders and
+For each interpreter of 3.11-3.13 found on this machine (on PATH, in the usual system folders and
 under pyenv; found, never hard-coded), other than the one the main ``.venv`` was made with (stage 1
 of ``make test`` already runs the same tests there), it makes a fresh virtual environment from the
 universal lock with ``tools/setup_venv.py``, then runs the self-check and the library and widget
@@ -40,7 +40,11 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PROMISED = ((3, 10), (3, 11), (3, 12), (3, 13))
+#: 3.10 left the promise in December 2026: it reached its end of life in October 2026, and the
+#: numpy (2.3) and matplotlib (3.11) releases since mid-2025 need 3.11.  Testing it here had cost
+#: about 200 s of CPU per make test (its own numpy 2.2 and matplotlib 3.10: the drawing suites
+#: again), a sixth of the run (issue 34)
+PROMISED = ((3, 11), (3, 12), (3, 13))
 #: the library and widget tests, *sampled* (pytest ``--sampled``, tests/sampling.py, as in
 #: ``make test-fast``): every test runs and reaches every experiment, control and public function,
 #: while the exhaustive fuzz, sweep and property runs take their seeded subset; stage 1 runs them
@@ -57,8 +61,8 @@ PROBE = "import json, os, platform, sys; print(json.dumps([os.path.realpath(sys.
 #: matplotlib, numpy, Pillow and ipywidgets draw, not the interpreter.  Stage 1 runs them with the main .venv's
 #: pins; an interpreter whose lock resolves the same versions of that stack (3.11+ here) runs
 #: the library tests and tests/test_widgets.py (every experiment built, set, swept and checked)
-#: instead, and one with other pins (3.10: older numpy and matplotlib) runs them too, but for
-#: :data:`OWN_PINS_SKIPPED`.  The
+#: instead, and one with other pins (none today; 3.10 had numpy 2.2 and matplotlib 3.10) runs
+#: them too, but for :data:`OWN_PINS_SKIPPED`.  The
 #: overlap and readout checks joined the list (issue 34): in the fresh-clone run of 71d5802
 #: (load 2-4) they took 105 s of 3.12's 257 s of tests and 69 s of 3.13's 195 s, with
 #: stage 1's pins, the same pixels stage 1 checks.
@@ -70,14 +74,13 @@ DRAWING_SUITES = ["tests/test_widget_controls.py", "tests/test_widget_live.py",
                   # (made for Pyodide's CPython 3.12, whichever Python builds them): about a
                   # fifth of 3.12's sampled tests (issue 34)
                   "tests/test_dense_frames.py", "tests/test_live_archives.py"]
-#: drawing suites left out on an interpreter whose lock gives another drawing stack (3.10 here)
+#: drawing suites left out on an interpreter whose lock gives another drawing stack (none today)
 #: too, for what they test is not that stack: test_widget_controls moves every control of every
 #: experiment to random states and bad values (the experiments' logic and guards, the same on
 #: every stack; tests/test_widgets.py still sweeps every control there and checks each frame),
 #: and test_widget_live compares live mode's adapter with the JupyterLab path, while live mode
-#: runs Pyodide's stack (the venv below; stage 9 runs it in the browser), never 3.10's.  The
-#: two had taken 55 and 52 s of 3.10's 422 s of tests in a run at load 9-15 (issue 34); quiet,
-#: 3.10's sampled tests without them take 178 s of CPU.
+#: runs Pyodide's stack (the venv below; stage 9 runs it in the browser), never that one.  The
+#: two had taken 55 and 52 s of 3.10's 422 s of tests in a run at load 9-15 (issue 34).
 OWN_PINS_SKIPPED = ["tests/test_widget_controls.py", "tests/test_widget_live.py"]
 #: drawing tests inside files that also test the interpreter's side (tests/test_widgets.py:
 #: a walked experiment's pixels equal a fresh one's), left out with the suites above
@@ -99,7 +102,7 @@ def candidates() -> list[str]:
 
 
 def discover() -> dict[str, str]:
-    """full version -> real path of each distinct interpreter of 3.10-3.13 that runs."""
+    """full version -> real path of each distinct interpreter of 3.11-3.13 that runs."""
     by_path: dict[str, str] = {}
     for exe in candidates():
         try:
@@ -228,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     found = discover()
     main_version = main_venv_python()
-    print("interpreters of 3.10-3.13 found:")
+    print("interpreters of 3.11-3.13 found:")
     for version, path in found.items():
         note = "  (the main .venv: tested by stage 1)" if version == main_version else ""
         print(f"  {version:8s} {path}{note}")
@@ -237,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
     if missing:
         print(f"not tested (not found on this machine): Python {', '.join(missing)}")
     if not found:
-        print("FAIL: no Python 3.10-3.13 interpreter found")
+        print("FAIL: no Python 3.11-3.13 interpreter found")
         return 1
     if args.list:
         return 0
@@ -267,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
     pending, running = list(enumerate(todo)), {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, len(todo))) as pool:
         while pending or running:
-            while pending and len(running) < limit():     # in order: the longest (3.10) first
+            while pending and len(running) < limit():     # in order, as found
                 i, item = pending.pop(0)
                 running[pool.submit(run, item)] = i
             done, _ = concurrent.futures.wait(list(running), timeout=2.0,

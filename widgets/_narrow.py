@@ -37,7 +37,7 @@ import matplotlib
 
 from .limits import freeze_tick_room
 
-#: matplotlib before 3.11 (Pyodide's 3.8.4, 3.10 on Python 3.10): see :func:`tight_box`
+#: matplotlib before 3.11 (Pyodide's 3.8.4, live mode): see :func:`tight_box`
 _OLD_MATPLOTLIB = tuple(int(x) for x in matplotlib.__version__.split(".")[:2]) < (3, 11)
 
 #: the narrow figure's width (in) at the experiments' 100 dpi: 330 px, a 390-px phone's column
@@ -50,7 +50,7 @@ NARROW_PAD = 6.0
 
 def tight_box(ax, renderer) -> Bbox | None:
     """``ax.get_tightbbox(renderer)`` (the axes with its labels, px), measured the same way on
-    every matplotlib the book runs on (3.8.4 in Pyodide's live mode, 3.10 on Python 3.10, 3.11).
+    every matplotlib the book runs on (3.8.4 in Pyodide's live mode, 3.11 elsewhere).
     Before 3.11, a 3-D axes measures its axes' labels "for layout only", and places them only
     when its axes are drawn: before the first draw E11's 3-D view measured 2000 px wide and the
     layout pushed every panel off the figure.  So a 3-D axes gets its projection first (what

@@ -306,7 +306,7 @@ def fix_ticks(fig) -> None:
     experiment set itself (``set_xticks``) are kept, and matplotlib's number formatter is
     replaced where the ticks are numbers; named ticks (a ``FixedFormatter``) and log axes stay.
     Called by :func:`widgets.parts.build_parts` after an experiment's ``_setup``, so tick
-    locations and labels are the same in the book's frames (matplotlib 3.11, 3.10) and in
+    locations and labels are the same in the book's frames (matplotlib 3.11) and in
     live mode (Pyodide's 3.8.4).  Each axis's room is measured here, on the axes as the
     experiment placed them (:func:`freeze_tick_room`)."""
     for ax in fig.axes:

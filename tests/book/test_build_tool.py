@@ -63,34 +63,6 @@ def make_book(tmp: Path, intro: str = INTRO, extra: str = "") -> Path:
     return tmp
 
 
-def test_good_book_builds_offline_and_allow_missing_skips(tmp_path):
-    root = make_book(tmp_path, extra="  - file: chapters/not_written_yet\n")
-    assert build_book.missing_entries(root / "book", root / "book" / "_toc.yml") == [
-        "chapters/not_written_yet"]
-    assert build_book.build(root, allow_missing=True, quiet=True) == 0
-    html = root / "book" / "_build" / "html"
-    page = (html / "intro.html").read_text(encoding="utf-8")
-    assert 'id="equation-eq-test-field"' in page and "(1)" in page
-    assert build_book.offline_problems(html) == []
-    assert "../mathjax/tex-chtml.js" in page
-    assert "unpkg" not in page and "jsdelivr" not in page and "cdnjs" not in page
-
-
-def test_missing_toc_file_fails_without_flag(tmp_path):
-    root = make_book(tmp_path, extra="  - file: chapters/not_written_yet\n")
-    assert build_book.build(root, quiet=True) != 0
-
-
-def test_broken_equation_reference_fails(tmp_path):
-    root = make_book(tmp_path, intro=INTRO + "\nSee {eq}`eq-test-does-not-exist`.\n")
-    assert build_book.build(root, quiet=True) != 0
-
-
-def test_unknown_glossary_term_fails(tmp_path):
-    root = make_book(tmp_path, intro=INTRO + "\nA {term}`wrench <Wrench>`.\n")
-    assert build_book.build(root, quiet=True) != 0
-
-
 def _eval_notebook(stored_expression: str | None) -> str:
     """A chapter whose prose shows {eval}`N("k", ".2f")`, with a stored result (or none)."""
     nb = nbformat.v4.new_notebook()
@@ -102,24 +74,53 @@ def _eval_notebook(stored_expression: str | None) -> str:
     return nbformat.writes(nb)
 
 
-def _book_with_chapter(tmp_path, notebook: str) -> Path:
-    root = make_book(tmp_path, extra="  - file: chapters/ch\n")
+def _add_chapters(root: Path, chapters: dict[str, str | None]) -> None:
+    """book/chapters/<name>.ipynb with :func:`_eval_notebook` (its stored expression)."""
     (root / "book" / "chapters").mkdir()
-    (root / "book" / "chapters" / "ch.ipynb").write_text(notebook, encoding="utf-8")
-    return root
+    for name, stored in chapters.items():
+        (root / "book" / "chapters" / f"{name}.ipynb").write_text(_eval_notebook(stored),
+                                                                   encoding="utf-8")
 
 
-def test_eval_role_renders_the_stored_result(tmp_path):
-    root = _book_with_chapter(tmp_path, _eval_notebook('N("k", ".2f")'))
-    assert build_book.build(root, quiet=True) == 0
-    page = (root / "book" / "_build" / "html" / "chapters" / "ch.html").read_text(encoding="utf-8")
-    assert '<span class="pasted-text">0.35</span> m/s' in page
+def test_good_book_builds_offline_renders_evals_and_allow_missing_skips(tmp_path):
+    root = make_book(tmp_path, extra="  - file: chapters/not_written_yet\n  - file: chapters/ch\n")
+    _add_chapters(root, {"ch": 'N("k", ".2f")'})
+    assert build_book.missing_entries(root / "book", root / "book" / "_toc.yml") == [
+        "chapters/not_written_yet"]
+    assert build_book.build(root, allow_missing=True, quiet=True) == 0
+    html = root / "book" / "_build" / "html"
+    page = (html / "intro.html").read_text(encoding="utf-8")
+    assert 'id="equation-eq-test-field"' in page and "(1)" in page
+    assert build_book.offline_problems(html) == []
+    assert "../mathjax/tex-chtml.js" in page
+    assert "unpkg" not in page and "jsdelivr" not in page and "cdnjs" not in page
+    chapter = (html / "chapters" / "ch.html").read_text(encoding="utf-8")
+    assert '<span class="pasted-text">0.35</span> m/s' in chapter
 
 
-@pytest.mark.parametrize("stored", [None, 'N("k", ".3f")'], ids=["missing", "stale"])
-def test_eval_role_without_a_fresh_stored_result_fails(tmp_path, stored):
-    root = _book_with_chapter(tmp_path, _eval_notebook(stored))
+#: one book, five planted faults: each must fail the build with its own message (the build runs
+#: with --keep-going, so one fault cannot hide another; one build instead of five, issue 34)
+FAULTS = {
+    "a toc entry without a file": "reference to nonexisting document 'chapters/not_written_yet'",
+    "an {eq} to no equation": "equation not found: eq-test-does-not-exist",
+    "a {term} not in the glossary": "term not in glossary: 'Wrench'",
+    "an {eval} with no stored result": "missing.ipynb:10004: WARNING: {eval}`N(\"k\", \".2f\")`: no stored result",
+    "an {eval} whose stored result is for other prose":
+        "stale.ipynb:10004: WARNING: {eval}`N(\"k\", \".2f\")`: the stored result 1 of cell 0 is for "
+        "'N(\"k\", \".3f\")'",
+}
+
+
+def test_each_planted_fault_fails_the_build_with_its_message(tmp_path, capfd):
+    intro = INTRO + "\nSee {eq}`eq-test-does-not-exist`.\n\nA {term}`wrench <Wrench>`.\n"
+    root = make_book(tmp_path, intro=intro, extra="  - file: chapters/not_written_yet\n"
+                     "  - file: chapters/missing\n  - file: chapters/stale\n")
+    _add_chapters(root, {"missing": None, "stale": 'N("k", ".3f")'})
     assert build_book.build(root, quiet=True) != 0
+    out = capfd.readouterr()
+    said = out.out + out.err
+    unsaid = [fault for fault, message in FAULTS.items() if message not in said]
+    assert not unsaid, f"the build did not report {unsaid}:\n{said[-3000:]}"
 
 
 def test_external_reference_detector(tmp_path):

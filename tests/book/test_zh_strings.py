@@ -7,7 +7,7 @@ English once translated, and the check must name each English string left (a pla
 with no translation).  The catalogue must cover every experiment's labels, and each message
 the inline scripts or live mode assemble must still be in its English source (a changed
 English message would otherwise go untranslated unseen).  Live mode's ``tr`` runs in Node
-when it is installed.  The last test builds the tiny book with an answer box.
+when it is installed.  The tiny book's answer box, built, is tested in test_zh_edition.py.
 
     .venv/bin/python -m pytest tests/book/test_zh_strings.py -q
 """
@@ -21,7 +21,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -176,43 +175,3 @@ def test_live_modes_tr_in_chinese_and_english(tmp_path):
     assert run("en") == ["Run live", "▶ Play door angle θ (deg)", "downloading 3.5 of 27 MB",
                          "near point r (m): moves only the line probe: choose probe path = line",
                          "(0.00, 0.80, 0.00)", " v near "]
-
-
-def test_the_tiny_books_chinese_answer_box(tmp_path):
-    """Built: the Chinese page's answer box asks in Chinese, the English page's in English,
-    and the built pages' check passes, then fails on a planted English question."""
-    import build_book
-    import zh_edition
-    from test_build_tool import make_book
-    from widgets.static_html import answer_box
-
-    root = make_book(tmp_path, extra="  - file: chapters/box\n")
-    for name in ("sb_editions.py", "zh_strings.py"):
-        shutil.copy(ROOT / "tools" / name, root / "tools")
-    book = root / "book"
-    nb = nbformat.v4.new_notebook()
-    cell = nbformat.v4.new_code_cell("answer_box(...)")
-    cell.outputs = [nbformat.v4.new_output("display_data", data={
-        "text/html": answer_box(QUESTION, [0.0, 0.8, 0.0], 0.01, "m/s").data,
-        "text/plain": "<IPython.core.display.HTML object>"})]
-    nb.cells = [nbformat.v4.new_markdown_cell("# Box"), cell]
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    (book / "chapters").mkdir()
-    nbformat.write(nb, book / "chapters" / "box.ipynb")
-    po = book / "locale" / "zh_CN" / "LC_MESSAGES" / "chapters" / "box.po"
-    po.parent.mkdir(parents=True)          # a page catalogue: the Chinese edition is built
-    po.write_text('msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=utf-8\\n"\n\n'
-                  'msgid "Box"\nmsgstr "答题框"\n', encoding="utf-8")
-    shutil.copy(zh_strings.CATALOGUE, book / "locale" / "zh_CN" / "code_strings.po")
-    assert build_book.build(root, quiet=True) == 0
-    html = book / "_build" / "html"
-    en = (html / "chapters" / "box.html").read_text(encoding="utf-8")
-    zh = (html / "zh" / "chapters" / "box.html").read_text(encoding="utf-8")
-    assert QUESTION in en and ">Check</button>" in en and "Please type" in en
-    assert "旋翼桨毂的速度 v_Q（x, y, z）" in zh and ">检查</button>" in zh and "请输入 " in zh
-    assert QUESTION not in zh and ">Check</button>" not in zh
-    assert zh_edition.code_string_problems(html) == []
-    (html / "zh" / "chapters" / "box.html").write_text(
-        zh.replace("旋翼桨毂的速度 v_Q（x, y, z）", QUESTION), encoding="utf-8")
-    assert zh_edition.code_string_problems(html) == [
-        f"chapters/box: code-drawn text in English: {QUESTION!r}"]
