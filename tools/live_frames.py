@@ -130,6 +130,22 @@ def dense_code_key() -> str:
     return h.hexdigest()
 
 
+def read_player(body: str, starts: list, k: int, cls) -> tuple | None:
+    """Player ``k`` of ``body`` (``starts``: PLAYER's matches as (start, end, id)): its opening
+    tag, the markup up to the next player, and how it was drawn (the control, the settings
+    and the control's values for ``cls``), or None for a player that does not say so."""
+    start, end, _ = starts[k]
+    tag = body[start:end]
+    markup = body[end:starts[k + 1][0] if k + 1 < len(starts) else len(body)]
+    values_m, control_m, settings_m = _VALUES.search(markup), _CONTROL.search(tag), \
+        SETTINGS.search(tag)
+    if not (values_m and control_m and settings_m):
+        return None
+    control = html.unescape(control_m.group(1))
+    settings = json.loads(html.unescape(settings_m.group(1) or settings_m.group(2)))
+    return tag, markup, control, settings, player_values(cls, control, json.loads(values_m.group(1)))
+
+
 def add_dense_frames(body: str, outdir: Path, pathto, players: dict, stats: dict | None = None,
                      cache: Path | None = None, scale: float = DENSE_SCALE, key: str = "") -> str:
     """Give every frame player of ``players`` (id -> experiment class) its frames drawn at
@@ -155,15 +171,10 @@ def add_dense_frames(body: str, outdir: Path, pathto, players: dict, stats: dict
         cls = players.get(uid)
         if cls is None:
             continue
-        tag = body[start:end]
-        markup = body[end:starts[k + 1][0] if k + 1 < len(starts) else len(body)]
-        values_m, control_m, settings_m = _VALUES.search(markup), _CONTROL.search(tag), \
-            SETTINGS.search(tag)
-        if not (values_m and control_m and settings_m):
+        found = read_player(body, starts, k, cls)
+        if found is None:
             continue                     # a player that does not say how it was drawn
-        control = html.unescape(control_m.group(1))
-        settings = json.loads(html.unescape(settings_m.group(1) or settings_m.group(2)))
-        values = player_values(cls, control, json.loads(values_m.group(1)))
+        tag, markup, control, settings, values = found
         t0 = time.perf_counter()
         lists = {}
         for layout in ("wide", "narrow"):

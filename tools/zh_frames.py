@@ -21,13 +21,12 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import html
 import json
 import re
 import time
 from pathlib import Path
 
-from live_frames import PLAYER, SETTINGS, _CONTROL, _VALUES, dense_code_key, player_values
+from live_frames import PLAYER, dense_code_key, read_player
 
 _IMG = re.compile(r'(<img class="sb-frame" id="sb-fp-[0-9a-f]{12}-img" src=")([^"]*)(" [^>]*'
                   r'data-frame="(\d+)")')
@@ -86,14 +85,10 @@ def chinese_players(body: str, players: dict, table: dict, stats: dict,
     for k, (start, end, uid) in enumerate(starts):
         cls = players.get(uid)
         stop = starts[k + 1][0] if k + 1 < len(starts) else len(body)
-        tag, markup = body[start:end], body[end:stop]
-        values_m, control_m, settings_m = _VALUES.search(markup), _CONTROL.search(tag), \
-            SETTINGS.search(tag)
-        if cls is None or not (values_m and control_m and settings_m):
+        found = None if cls is None else read_player(body, starts, k, cls)
+        if found is None:
             continue
-        control = html.unescape(control_m.group(1))
-        settings = json.loads(html.unescape(settings_m.group(1) or settings_m.group(2)))
-        values = player_values(cls, control, json.loads(values_m.group(1)))
+        _, markup, control, settings, values = found
         t0 = time.perf_counter()
         lists = {}
         for layout in ("wide", "narrow"):

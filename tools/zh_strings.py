@@ -76,7 +76,8 @@ def _figure_text():
 
 #: two-letter English words (other two-letter tokens are symbols: vx, py, mD): one list, the
 #: figures' (widgets/figure_text.py)
-ENGLISH_2 = _figure_text().ENGLISH_2
+_FIGURE_TEXT = _figure_text()
+ENGLISH_2 = _FIGURE_TEXT.ENGLISH_2
 
 #: the classes of the blocks that code draws into a page
 REGIONS = ("sb-frame-player", "sb-answer-box", "sb-live-bar", "sb-lite-bar", "sb-live-note")
@@ -150,18 +151,7 @@ class Catalogue:
     def __init__(self, entries: dict[str, str], tags: dict[str, set] | None = None):
         self.entries = {k: v for k, v in entries.items() if v}
         self.tags = tags or {}
-        self.patterns = []
-        for english, chinese in self.entries.items():
-            names = _PLACE.findall(english)
-            # mathematics' braces ($\mathcal{I}_{xx}$) are no places
-            if names and "$" not in english and len(set(names)) == len(names):
-                rx = re.escape(english)
-                for name in _PLACE.findall(english):
-                    rx = rx.replace(re.escape("{" + name + "}"), f"(?P<{name}>.+?)", 1)
-                self.patterns.append((re.compile(rx + r"\Z", re.S), chinese,
-                                      len(_PLACE.sub("", english))))
-        # the most specific first: "{label}: {why}" only when no longer pattern fits
-        self.patterns.sort(key=lambda p: -p[2])
+        self.patterns = _FIGURE_TEXT.compile_patterns(self.entries)   # the figures' own rule
         self.misses: Counter = Counter()
 
     def translate(self, text: str) -> str:

@@ -74,21 +74,28 @@ def plain_math(math: str) -> str:
     return re.sub(r"\\(\w+)", r"\1", s).replace("{", "").replace("}", "")
 
 
+def compile_patterns(entries: dict[str, str]) -> list:
+    """The entries with ``{name}`` places as (regex, Chinese, length of the fixed text), the
+    most specific first ("{label}: {why}" only when no longer pattern fits); mathematics'
+    braces (``$\\mathcal{I}_{xx}$``) are no places.  Also used by tools/zh_strings.py."""
+    patterns = []
+    for english, chinese in entries.items():
+        names = _PLACE.findall(english)
+        if names and "$" not in english and len(set(names)) == len(names):
+            rx = re.escape(english)
+            for name in names:
+                rx = rx.replace(re.escape("{" + name + "}"), f"(?P<{name}>.+?)", 1)
+            patterns.append((re.compile(rx + r"\Z", re.S), chinese, len(_PLACE.sub("", english))))
+    patterns.sort(key=lambda p: -p[2])
+    return patterns
+
+
 class Translator:
     """English -> Chinese: plain texts and patterns with ``{name}`` places."""
 
     def __init__(self, table: dict[str, str]):
         self.entries = {k: v for k, v in table.items() if v}
-        self.patterns = []
-        for english, chinese in self.entries.items():
-            names = _PLACE.findall(english)
-            if names and "$" not in english and len(set(names)) == len(names):
-                rx = re.escape(english)
-                for name in _PLACE.findall(english):
-                    rx = rx.replace(re.escape("{" + name + "}"), f"(?P<{name}>.+?)", 1)
-                self.patterns.append((re.compile(rx + r"\Z", re.S), chinese,
-                                      len(_PLACE.sub("", english))))
-        self.patterns.sort(key=lambda p: -p[2])
+        self.patterns = compile_patterns(self.entries)
         self.hits = 0                    # texts translated (0: the figure has no English text)
 
     def __call__(self, text: str) -> str:
