@@ -19,7 +19,6 @@ build's end and fails it (``tools/live_stage.py``: a Sphinx warning, ``-W``).
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 import re
@@ -27,6 +26,7 @@ import time
 from pathlib import Path
 
 from live_frames import PLAYER, dense_code_key, read_player
+from widgets.static_html import _data_uri, _js_string_list as _js_list  # the players' own
 
 _IMG = re.compile(r'(<img class="sb-frame" id="sb-fp-[0-9a-f]{12}-img" src=")([^"]*)(" [^>]*'
                   r'data-frame="(\d+)")')
@@ -63,14 +63,6 @@ def _cached_names(cache: Path | None, key: str) -> list[str] | None:
         return None
     names = entry.read_text().split()
     return names if all((cache / f"{n}.png").is_file() for n in names) else None
-
-
-def _data_uri(png: bytes) -> str:
-    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
-
-
-def _js_list(items) -> str:
-    return json.dumps(list(items), ensure_ascii=True).replace("</", "<\\/")
 
 
 def chinese_players(body: str, players: dict, table: dict, stats: dict,
