@@ -263,12 +263,50 @@ def test_other_pythons_take_a_second_core_once_the_other_lanes_end(monkeypatch, 
             now[0] -= 1
         return {"version": version, "path": exe, "log": str(tmp_path / "log"), "ok": True, "why": ""}
 
+    def after(row, workdir):       # Pyodide's stack in 3.12's venv, once 3.12 has passed
+        assert row["version"] == "3.12.1" and row["ok"]
+        with lock:
+            ran.append("3.12 + Pyodide's drawing stack")
+        return {"version": "3.12 + Pyodide's drawing stack", "path": row["path"], "ok": True, "why": ""}
+
     monkeypatch.setattr(tp, "test_one", fake)
+    monkeypatch.setattr(tp, "pyodide_stack_after", after)
     cmd = run_tests._command(3, [sys.executable, "tools/test_pythons.py"], tmp_path, True)
     assert cmd[2:] == ["--jobs", "1", "--more-jobs-when", str(flag)]
     assert tp.main(cmd[2:]) == 0
     assert sorted(ran) == ["3.11.2", "3.12 + Pyodide's drawing stack", "3.12.1", "3.13.0"]
+    assert ran.index("3.12 + Pyodide's drawing stack") > ran.index("3.12.1")
     assert seen[0] == 1 and max(seen) == (2 if lane_ends else 1), seen
+
+
+@pytest.mark.parametrize("main, own", [("3.11.7", False), ("3.12.4", True)], ids=["shared", "own-venv"])
+def test_pyodide_stack_shares_the_312_venv(monkeypatch, tmp_path, main, own):
+    """Pyodide's drawing stack is checked in the venv of the 3.12 tested here, after its tests
+    (one set-up fewer), and in a venv of its own when the only 3.12 is the main .venv's; a
+    failing 3.12 fails the stack's row too, saying why."""
+    import test_pythons as tp
+
+    found = {"3.11.2": "/p311", "3.12.4": "/p312", "3.13.0": "/p313"}
+    monkeypatch.setattr(tp, "discover", lambda: found)
+    monkeypatch.setattr(tp, "main_venv_python", lambda: main)
+    monkeypatch.setattr(tp, "pyodide_pins", lambda: ["numpy==2.0.2"])
+    calls = []
+    (tmp_path / "log").write_text("the tests' log\n")
+
+    def fake(version, exe, workdir, pins=None, smoke=False):
+        calls.append((version, pins is not None))
+        ok = version != "3.12.4" or own       # 3.12 fails in the shared case
+        return {"version": version, "path": exe, "log": str(tmp_path / "log"), "venv": str(tmp_path),
+                "ok": ok, "why": "" if ok else "library/widget tests exited 1"}
+
+    monkeypatch.setattr(tp, "test_one", fake)
+    assert tp.main(["--jobs", "1"]) == (0 if own else 1)
+    stack = [c for c in calls if c[1]]
+    assert stack == ([("3.12 + Pyodide's drawing stack", True)] if own else []), calls
+    if not own:      # the shared venv's 3.12 failed: the stack's row says so, no install tried
+        row = tp.pyodide_stack_after({"version": "3.12.4", "path": "/p312", "ok": False,
+                                      "log": str(tmp_path / "log")}, tmp_path)
+        assert not row["ok"] and "3.12.4 failed first" in row["why"]
 
 
 def test_stage_3_hears_when_every_other_lane_has_ended(monkeypatch, capfd, tmp_path):

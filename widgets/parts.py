@@ -713,8 +713,11 @@ def draw_parts(exp: "Experiment", scene: dict) -> bool:
     if r is not None:
         x = np.asarray(scene[r.key], float)
         ref.marker.set_data([x[0]], [x[1]])
-        if ref.label is not None:
-            ref.label.set_x(x[0] - 0.02)      # below and left of P: clear of an arrow along y
+        if ref.label is not None and ref.label.get_position()[0] != x[0] - 0.02:
+            # below and left of P: clear of an arrow along y; set only when P has moved, as a
+            # text set again is stale and drawn again (BlitFigure._text reuses an unchanged
+            # one's pixels: a text's layout and draw are 2-4 ms of a change in the browser)
+            ref.label.set_x(x[0] - 0.02)
         if ref.arrow is not None:
             t = np.asarray(scene[r.target], float)
             ref.arrow.xy = (t[0], t[1])
@@ -822,11 +825,24 @@ def turn_view(ax, elev: float, azim: float) -> np.ndarray:
     """Turn a 3-D axes to ``elev``, ``azim`` (degrees) without drawing it: ``view_init`` and the
     projection matrix its ``draw`` would compute (``ax.M``), which :func:`project` uses.  A blit
     after it shows the new view; the cached background (a :func:`bare_3d_axes` has none of its
-    own) stays valid.  Returns :func:`view_direction`."""
-    ax.view_init(elev=elev, azim=azim)
-    ax.M = ax.get_proj()
-    ax.invM = np.linalg.inv(ax.M)
+    own) stays valid.  Returns :func:`view_direction`.  The same view again (a change of
+    anything but the view: E11's joints) keeps the projection computed for it, as long as the
+    axes' limits, box aspect and zoom are those it was computed for (``get_proj`` and its
+    inverse are a tenth or so of the drawing of such a change in the browser)."""
+    if getattr(ax, "_sb_view", None) != _view_key(ax, elev, azim) or getattr(ax, "M", None) is None:
+        ax.view_init(elev=elev, azim=azim)
+        ax.M = ax.get_proj()
+        ax.invM = np.linalg.inv(ax.M)
+        ax._sb_view = _view_key(ax, elev, azim)
     return view_direction(elev, azim)
+
+
+def _view_key(ax, elev: float, azim: float) -> tuple:
+    """What ``get_proj`` computes a 3-D axes' projection from (:func:`turn_view`)."""
+    return (float(elev), float(azim), float(ax.elev), float(ax.azim), ax.roll,
+            getattr(ax, "_vertical_axis", None), ax.get_w_lims(),
+            tuple(np.asarray(ax._box_aspect, float).tolist()), ax._focal_length,
+            getattr(ax, "_dist", None))
 
 
 def project(ax, points) -> np.ndarray:
@@ -987,9 +1003,11 @@ class Triad:
         shown: list = []
         for i, (arrow, text) in enumerate(zip(self.arrows, self.labels)):
             arrow.set(o, R[:, i], toward)
-            text.set_position(tips[i])
+            if tuple(text.get_position()) != tuple(tips[i]):   # unchanged: stays reusable
+                text.set_position(tips[i])
             ok = (abs(R[:, i] @ toward) < math.cos(math.radians(30.0))
                   and all(np.linalg.norm(pt[i] - q) > 2.0 * text.get_fontsize() for q in shown))
-            text.set_visible(bool(ok))
+            if text.get_visible() != bool(ok):    # matplotlib 3.8 marks it stale even if equal
+                text.set_visible(bool(ok))
             if ok:
                 shown.append(pt[i])
