@@ -237,15 +237,28 @@ def _lite_config() -> dict:
     (they name files of the book's own build), here only what the app needs."""
     return {"jupyter-lite-schema-version": 0,
             "jupyter-config-data": {"appName": "Spatial vectors (JupyterLite)",
-                                    "disabledExtensions": ["@jupyterlab/apputils-extension:announcements"]}}
+                                    "disabledExtensions": DISABLED}}
+
+
+#: JupyterLab plugins the lite pages leave out: the news announcements; and the table of
+#: contents and the cell toolbar, which with cells drawn in the browser's idle time
+#: (``windowingMode: defer``, :func:`_overrides`) read cells not drawn yet and threw
+#: ("Cannot read properties of undefined (reading 'type')", "... (reading 'node')"); the
+#: chapter's contents are the book's own page, and a cell's menu and keys do what its toolbar did
+DISABLED = ["@jupyterlab/apputils-extension:announcements", "@jupyterlab/notebook-extension:toc",
+            "@jupyterlab/toc-extension", "@jupyterlab/cell-toolbar-extension"]
 
 
 def _overrides() -> dict:
     return {"@jupyterlab/apputils-extension:notification": {"fetchNews": "false",
                                                             "checkForUpdates": False},
-            # every cell in the page, as in the book (no virtual scrolling of long chapters)
+            # every cell in the page, as in the book (no virtual scrolling of long chapters),
+            # drawn after the first ones in the browser's idle time ("defer"): drawn all at once
+            # ("none"), the notebook's session, and so the kernel, waited for every cell (MyST
+            # draws each prose cell from the whole notebook): the kernel was asked for 12.8 and
+            # 14.5 s after a second chapter's page opened, 7.6 s with "defer" (load 10-12)
             "@jupyterlab/notebook-extension:tracker": {"autoStartDefaultKernel": True,
-                                                       "windowingMode": "none"}}
+                                                       "windowingMode": "defer"}}
 
 
 #: packages with a shared library of their own, left to Pyodide's loader (the lite lock),
@@ -503,6 +516,38 @@ def guard_pages(lite: Path, attrs: dict[str, str] | None = None) -> int:
     return len(pages)
 
 
+#: JupyterLite 0.6's service worker (``lite/service-worker.js``) answers every GET of the pages
+#: and of their workers, the kernel's included, with a ``fetch`` of its own when its cache is off
+#: (as here): each script, the interpreter and the archives went through the service worker's
+#: thread, and what the browser keeps of a script it has compiled (V8's code cache, a wasm
+#: module's compiled code) is not used for a response a service worker made.  Only its drive
+#: (``/api/drive``, ``/api/stdin``: the site's files for Python) and its heartbeat need it, so
+#: everything else is left to the browser (:func:`lean_service_worker`): the fetch handler
+#: answers only those, and on install the worker asks the browser (the Static Routing API,
+#: Chromium 123+) to send every other request straight to the network, without waking it.
+SW_FILE = "service-worker.js"
+SW_ANSWER_ALL = "shouldDrop(t,a)||(n=maybeFromCache(e))"
+SW_INSTALL = "function onInstall(e){self.skipWaiting(),"
+SW_ROUTES = ("function onInstall(e){self.skipWaiting();"
+             "try{e.addRoutes&&e.waitUntil(e.addRoutes([{condition:{not:{urlPattern:"
+             "new URLPattern({pathname:\"*/api/*\"})}},source:\"network\"}]).catch(()=>{}))}"
+             "catch(r){}")
+
+
+def lean_service_worker(lite: Path) -> bool:
+    """Make JupyterLite's service worker answer only its drive and heartbeat (:data:`SW_FILE`);
+    False (and a note) when its script is not as 0.6.4 writes it: then it answers everything,
+    as JupyterLite's own, which works, slower."""
+    path = lite / SW_FILE
+    text = path.read_text() if path.is_file() else ""
+    if text.count(SW_ANSWER_ALL) != 1 or text.count(SW_INSTALL) != 1:
+        print(f"lite_site: {SW_FILE} is not as JupyterLite 0.6.4 writes it: its service worker "
+              "left answering every request (slower starts)", file=sys.stderr)
+        return False
+    path.write_text(text.replace(SW_ANSWER_ALL, "null", 1).replace(SW_INSTALL, SW_ROUTES, 1))
+    return True
+
+
 def stage_files(dest: Path, book: Path = ROOT / "book") -> int:
     """The chapters (outputs cleared) and book/models/ as the site's files; returns how many."""
     import nbformat
@@ -557,6 +602,7 @@ def build(site: Path, book: Path = ROOT / "book") -> str | None:
         (pyo / "sb-lite-lock.json").write_text(json.dumps(lite_lock()))
         write_settings(lite, site)
         guard_pages(lite, early_kernel(lite))
+        lean_service_worker(lite)
         with tempfile.TemporaryDirectory(prefix="sb-lite-files-") as tmp:
             n = stage_files(Path(tmp) / "files", book)
             _add_contents(lite, Path(tmp) / "files")
