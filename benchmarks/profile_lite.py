@@ -9,9 +9,12 @@ Opens ch01 (cold, in a fresh profile) and then ch03 (warm, from the browser's ca
   before and after the front end asked for the kernel's worker;
 * the requests (from the page's resource timing): how many, how many from the HTTP cache,
   and the slowest;
-* the milestones: DOMContentLoaded, the kernel's worker asked for, idle, ready.
+* the milestones: DOMContentLoaded, the kernel's worker asked for, idle, ready; JupyterLab's
+  app made, started and restored, and the plugins whose activation took longest.
 
-    .venv/bin/python benchmarks/profile_lite.py [--trace-out DIR]
+With ``--slider N``: the main thread's time over N drags of ch01's first slider instead.
+
+    .venv/bin/python benchmarks/profile_lite.py [--slider N]
 """
 
 from __future__ import annotations
@@ -33,7 +36,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from bench_lite import load  # noqa: E402
 from browser_support import CHROMIUM_ARGS, SITE, ensure_browser  # noqa: E402
-from test_lite import FIRST, LITE, SECOND, _Counting, open_chapter  # noqa: E402
+from test_lite import (CELL_INDEX, EXPERIMENT_CELL, FIRST, LITE, SECOND, _Counting,  # noqa: E402
+                       open_chapter, run_all, slider_to_pixels)
 
 CATEGORIES = ",".join(["devtools.timeline", "v8.execute", "v8", "blink.user_timing", "loading",
                        "disabled-by-default-devtools.timeline",
@@ -169,7 +173,9 @@ def summarize(events: list, asked_ms: float | None, nav_ts: float | None) -> Non
                          "FunctionCall") and url:
             side = 0 if split is None or e["ts"] < split else 1
             by_url[side][short(url)] += e.get("dur", 0)
-    for side, label in ((0, "before the kernel was asked for"), (1, "after")):
+    sides = (((0, "before the kernel was asked for"), (1, "after")) if split is not None
+             else ((0, "in all"),))
+    for side, label in sides:
         total = sum(by_kind[side].values()) / 1000
         print(f"    main thread {label}: {total:.0f} ms busy")
         for name, us in by_kind[side].most_common(8):
@@ -222,9 +228,27 @@ def plugins(page, top: int = 30) -> None:
               f"{'never' if end is None else f'{end:.0f}'}  {p['id']}")
 
 
+def slider(page, url: str, moves: int) -> None:
+    """The main thread's time over ``moves`` drags of ch01's first slider (after Run All)."""
+    open_chapter(page, url, FIRST)
+    run_all(page)
+    cell = page.evaluate(CELL_INDEX, EXPERIMENT_CELL)
+    page.locator(".jp-Cell").nth(cell).scroll_into_view_if_needed()
+    slider_to_pixels(page, cell, 12)                    # the first move's one-off work
+    t_load = load()
+    ms, events = traced(page, lambda: [slider_to_pixels(page, cell, 12 if i % 2 else -12)
+                                       for i in range(moves)])
+    ms = sorted(ms)
+    print(f"  {moves} slider moves to new pixels: median {ms[len(ms) // 2]:.0f} ms, max "
+          f"{ms[-1]:.0f} ms  ({t_load})")
+    summarize(events, None, None)
+    js_profile(traced.profile)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--trace-out", type=Path, help="also write each trace's events here")
+    ap.add_argument("--slider", type=int, default=0, metavar="N",
+                    help="instead of the starts: trace N slider moves in ch01 after its Run All")
     args = ap.parse_args(argv)
     if not (LITE / "jupyter-lite.json").is_file():
         print(f"profile_lite: no lite site in {SITE}")
@@ -245,6 +269,9 @@ def main(argv: list[str] | None = None) -> int:
         ctx.on("page", lambda p: p.on("console", lambda m: logs.append(m.text)))
         try:
             page = ctx.new_page()
+            if args.slider:
+                slider(page, url, args.slider)
+                return 0
             for rel in (FIRST, SECOND):
                 one(page, url, rel, logs)
         finally:

@@ -506,6 +506,17 @@ def early_kernel(lite: Path) -> dict[str, str]:
     return {"data-sb-kernel": bundle}
 
 
+def early_service_worker(lite: Path) -> dict[str, str]:
+    """The guard tag's attributes that make a first visit's page register JupyterLite's service
+    worker at once (tools/lite_guard.js ``registerEarly``): its URL as JupyterLite 0.6.4's
+    ``ServiceWorkerManager`` makes it (``service-worker.js?enableCache=<enableServiceWorkerCache
+    or false>`` in the lite root) and the app's version, which JupyterLite checks in
+    localStorage before it keeps a registration it finds."""
+    data = json.loads((lite / "jupyter-lite.json").read_text())["jupyter-config-data"]
+    cache = str(data.get("enableServiceWorkerCache") or "false").lower()
+    return {"data-sb-sw": f"{SW_FILE}?enableCache={cache}", "data-sb-app-version": data["appVersion"]}
+
+
 def guard_pages(lite: Path, attrs: dict[str, str] | None = None) -> int:
     """Put :data:`GUARD_JS` first in every page of the app that starts JupyterLite (the root
     and each app's ``index.html``: they ``await import(...config-utils.js)``), with ``attrs``
@@ -618,8 +629,10 @@ def build(site: Path, book: Path = ROOT / "book") -> str | None:
         shutil.copy2(BOOT_JS, pyo / BOOT_JS.name)
         (pyo / "sb-lite-lock.json").write_text(json.dumps(lite_lock()))
         write_settings(lite, site)
-        guard_pages(lite, early_kernel(lite))
-        lean_service_worker(lite)
+        attrs = early_kernel(lite)
+        if attrs and lean_service_worker(lite):
+            attrs.update(early_service_worker(lite))
+        guard_pages(lite, attrs)
         with tempfile.TemporaryDirectory(prefix="sb-lite-files-") as tmp:
             n = stage_files(Path(tmp) / "files", book)
             _add_contents(lite, Path(tmp) / "files")
