@@ -280,8 +280,14 @@ KERNEL_STATIC = "extensions/@jupyterlite/pyodide-kernel-extension/static"
 #: cell in the page (``windowingMode: none``, :func:`_overrides`); without this each widget
 #: update or kernel status change restyled all of it: a slider move cost 12 style passes of
 #: 60 ms each (load 11) in the browser's trace.
+#: And the page's own cursor stays the default: a widget slider dragged with the mouse (ipywidgets'
+#: noUiSlider) sets ``document.body.style.cursor`` as the drag starts and clears it as it ends,
+#: and each change of that inherited property restyled every element of the page (two style
+#: passes of about 1,140 elements, 13-38 ms each, per slider move in a chapter's trace, load 5);
+#: with the body's cursor fixed by the page's style the inline value changes nothing that is
+#: inherited (the handle and the other controls keep their own cursors).
 PAGE_STYLE = ("<style>.jp-Notebook .jp-Cell{content-visibility:auto;"
-              "contain-intrinsic-size:auto 200px}</style>")
+              "contain-intrinsic-size:auto 200px}body{cursor:auto!important}</style>")
 SITE_ARCHIVE = "sb_lite_site.tar.gz"
 #: the book's packages (live mode's zip, compiled for this folder) and where it goes on sys.path
 BOOK_DIR = "/home/pyodide/sb"
