@@ -193,3 +193,47 @@ def test_chapters_that_cannot_run_in_the_browser_say_so_instead_of_linking():
     assert "mujoco, pinocchio" in bar and "make lab" in bar and "href" not in bar
     assert "run live" in bar and "run live" not in lite_pages.no_lite_bar(["mujoco"], live=False)
     assert lite_pages._BAR.sub("", "x" + bar + "y") == "xy"
+
+
+#: JupyterLite 0.6.4's service worker, its two pieces the build rewrites, as it writes them
+SW_064 = ('"use strict";function onInstall(e){self.skipWaiting(),e.waitUntil(cacheAll())}'
+          'async function onFetch(e){let n=null;shouldBroadcast(a)?n=broadcastOne(t,a):'
+          'shouldDrop(t,a)||(n=maybeFromCache(e)),n&&e.respondWith(n)}')
+
+
+def test_the_service_worker_answers_only_its_drive(tmp_path, capsys):
+    (tmp_path / lite_site.SW_FILE).write_text(SW_064)
+    assert lite_site.lean_service_worker(tmp_path)
+    text = (tmp_path / lite_site.SW_FILE).read_text()
+    assert "maybeFromCache(e)" not in text and "shouldBroadcast(a)?n=broadcastOne(t,a):null" in text
+    assert 'e.addRoutes([{condition:{not:{urlPattern:new URLPattern({pathname:"*/api/*"})}}' in text
+    # another version's script is left as it is, with a note
+    (tmp_path / lite_site.SW_FILE).write_text("other")
+    assert not lite_site.lean_service_worker(tmp_path)
+    assert (tmp_path / lite_site.SW_FILE).read_text() == "other"
+    assert "service worker" in capsys.readouterr().err
+
+
+def test_the_kernel_start_leaves_ipythons_terminal_out():
+    """The stand-in for IPython.terminal.embed (lite_site.TERMINAL_STUB), run as the kernel's
+    loader runs it (one line), is what ``import IPython`` then finds; its ``embed`` is the
+    stand-in's, which imports the real one only when called."""
+    line = next(x for x in lite_site.PRE_IMPORTS.split("\n") if "TERMINAL" in x or "_stub" in x)
+    saved = {k: v for k, v in sys.modules.items() if k.startswith("IPython.terminal.embed")}
+    try:
+        exec(line, {})
+        stub = sys.modules["IPython.terminal.embed"]
+        assert stub._stub is stub and callable(stub.embed)
+    finally:
+        sys.modules.pop("IPython.terminal.embed", None)
+        sys.modules.update(saved)
+
+
+def test_a_first_visit_registers_the_service_worker_as_jupyterlite_would(tmp_path):
+    """The guard registers JupyterLite's service worker at the page's start with the URL and
+    version JupyterLite 0.6.4 uses for it (else it unregisters it and registers it again)."""
+    (tmp_path / "jupyter-lite.json").write_text('{"jupyter-config-data": {"appVersion": "0.6.4"}}')
+    assert lite_site.early_service_worker(tmp_path) == {
+        "data-sb-sw": "service-worker.js?enableCache=false", "data-sb-app-version": "0.6.4"}
+    guard = lite_site.GUARD_JS.read_text()
+    assert 'me.getAttribute("data-sb-sw")' in guard and '"-version"' in guard

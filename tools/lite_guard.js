@@ -155,6 +155,25 @@
     var sw = navigator.serviceWorker;
     if (sw.controller) { begin(); return true; }
     sw.addEventListener("controllerchange", begin, { once: true });
+    registerEarly(lite);
     return false;
+  }
+
+  /* On a first visit (no service worker controls the page yet), JupyterLite's service worker
+   * registered now rather than by JupyterLite's own start (2-4.5 s later on this machine), so
+   * the kernel's worker can start then.  Registered as JupyterLite registers it (the same URL,
+   * ``data-sb-sw``: ``service-worker.js?enableCache=...``, the lite root as its scope), and with
+   * the version JupyterLite keeps for it in localStorage (``<script URL>-version``, the app's
+   * version, ``data-sb-app-version``), JupyterLite then finds it "already registered"; without
+   * that key it took it for an old version, unregistered it and registered it again (a first
+   * visit was slower, not faster: see startKernelEarly).  A registration refused here is left
+   * to JupyterLite's own to report. */
+  function registerEarly(lite) {
+    var rel = me && me.getAttribute("data-sb-sw");
+    var version = me && me.getAttribute("data-sb-app-version");
+    if (!rel || !version || typeof register !== "function") { return; }
+    var url = new URL(rel, lite).href;
+    try { localStorage.setItem(url + "-version", version); } catch (e) { return; }
+    register.call(navigator.serviceWorker, url).catch(function () {});
   }
 })();

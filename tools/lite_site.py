@@ -237,15 +237,28 @@ def _lite_config() -> dict:
     (they name files of the book's own build), here only what the app needs."""
     return {"jupyter-lite-schema-version": 0,
             "jupyter-config-data": {"appName": "Spatial vectors (JupyterLite)",
-                                    "disabledExtensions": ["@jupyterlab/apputils-extension:announcements"]}}
+                                    "disabledExtensions": DISABLED}}
+
+
+#: JupyterLab plugins the lite pages leave out: the news announcements; and the table of
+#: contents and the cell toolbar, which with cells drawn in the browser's idle time
+#: (``windowingMode: defer``, :func:`_overrides`) read cells not drawn yet and threw
+#: ("Cannot read properties of undefined (reading 'type')", "... (reading 'node')"); the
+#: chapter's contents are the book's own page, and a cell's menu and keys do what its toolbar did
+DISABLED = ["@jupyterlab/apputils-extension:announcements", "@jupyterlab/notebook-extension:toc",
+            "@jupyterlab/toc-extension", "@jupyterlab/cell-toolbar-extension"]
 
 
 def _overrides() -> dict:
     return {"@jupyterlab/apputils-extension:notification": {"fetchNews": "false",
                                                             "checkForUpdates": False},
-            # every cell in the page, as in the book (no virtual scrolling of long chapters)
+            # every cell in the page, as in the book (no virtual scrolling of long chapters),
+            # drawn after the first ones in the browser's idle time ("defer"): drawn all at once
+            # ("none"), the notebook's session, and so the kernel, waited for every cell (MyST
+            # draws each prose cell from the whole notebook): the kernel was asked for 12.8 and
+            # 14.5 s after a second chapter's page opened, 7.6 s with "defer" (load 10-12)
             "@jupyterlab/notebook-extension:tracker": {"autoStartDefaultKernel": True,
-                                                       "windowingMode": "none"}}
+                                                       "windowingMode": "defer"}}
 
 
 #: packages with a shared library of their own, left to Pyodide's loader (the lite lock),
@@ -267,8 +280,14 @@ KERNEL_STATIC = "extensions/@jupyterlite/pyodide-kernel-extension/static"
 #: cell in the page (``windowingMode: none``, :func:`_overrides`); without this each widget
 #: update or kernel status change restyled all of it: a slider move cost 12 style passes of
 #: 60 ms each (load 11) in the browser's trace.
+#: And the page's own cursor stays the default: a widget slider dragged with the mouse (ipywidgets'
+#: noUiSlider) sets ``document.body.style.cursor`` as the drag starts and clears it as it ends,
+#: and each change of that inherited property restyled every element of the page (two style
+#: passes of about 1,140 elements, 13-38 ms each, per slider move in a chapter's trace, load 5);
+#: with the body's cursor fixed by the page's style the inline value changes nothing that is
+#: inherited (the handle and the other controls keep their own cursors).
 PAGE_STYLE = ("<style>.jp-Notebook .jp-Cell{content-visibility:auto;"
-              "contain-intrinsic-size:auto 200px}</style>")
+              "contain-intrinsic-size:auto 200px}body{cursor:auto!important}</style>")
 SITE_ARCHIVE = "sb_lite_site.tar.gz"
 #: the book's packages (live mode's zip, compiled for this folder) and where it goes on sys.path
 BOOK_DIR = "/home/pyodide/sb"
@@ -286,11 +305,28 @@ BOOK_DIR = "/home/pyodide/sb"
 #: it when unset), here before matplotlib reads it.  ``piplite.piplite`` (and micropip) is what
 #: the kernel imports first once the drive is the working folder (its package manager), the
 #: same look-ups through the service worker otherwise.
+#: ``import IPython`` imports ``IPython.terminal.embed`` for ``IPython.embed`` (the terminal's
+#: shell: prompt_toolkit, pygments' lexers), which a notebook's kernel never runs: a stand-in
+#: module whose ``embed`` imports the real one when first called (:data:`TERMINAL_STUB`) cut
+#: the kernel's imports by 0.45-0.6 s (``import IPython`` to ``pyodide_kernel`` 0.81 s warm and
+#: 1.45 s cold, against 1.26 and 2.08 s, load 3-6; ``ipywidgets`` after it 0.3-0.5 s faster too)
+TERMINAL_STUB = '''def embed(*args, **kwargs):
+    """IPython.embed: IPython's terminal shell, imported when first called"""
+    import sys
+    if sys.modules.get("IPython.terminal.embed") is _stub:
+        del sys.modules["IPython.terminal.embed"]
+    from IPython.terminal.embed import embed as real
+    return real(*args, **kwargs)
+'''
 PRE_IMPORTS = ("import os\n"
                "os.environ.setdefault('MPLBACKEND', 'module://matplotlib_inline.backend_inline')\n"
                "import numpy, matplotlib, matplotlib.figure, matplotlib.backends.backend_agg\n"
                "import spatialbook\n"
                "import piplite.piplite\n"
+               "import sys, types; _sb = types.ModuleType('IPython.terminal.embed'); _sb._stub = _sb; "
+               f"exec({TERMINAL_STUB!r}, _sb.__dict__); "
+               "sys.modules['IPython.terminal.embed'] = _sb; del _sb\n"
+               "import IPython\n"
                "import pyodide_kernel\n"
                "import ipywidgets, widgets")
 
@@ -476,6 +512,17 @@ def early_kernel(lite: Path) -> dict[str, str]:
     return {"data-sb-kernel": bundle}
 
 
+def early_service_worker(lite: Path) -> dict[str, str]:
+    """The guard tag's attributes that make a first visit's page register JupyterLite's service
+    worker at once (tools/lite_guard.js ``registerEarly``): its URL as JupyterLite 0.6.4's
+    ``ServiceWorkerManager`` makes it (``service-worker.js?enableCache=<enableServiceWorkerCache
+    or false>`` in the lite root) and the app's version, which JupyterLite checks in
+    localStorage before it keeps a registration it finds."""
+    data = json.loads((lite / "jupyter-lite.json").read_text())["jupyter-config-data"]
+    cache = str(data.get("enableServiceWorkerCache") or "false").lower()
+    return {"data-sb-sw": f"{SW_FILE}?enableCache={cache}", "data-sb-app-version": data["appVersion"]}
+
+
 def guard_pages(lite: Path, attrs: dict[str, str] | None = None) -> int:
     """Put :data:`GUARD_JS` first in every page of the app that starts JupyterLite (the root
     and each app's ``index.html``: they ``await import(...config-utils.js)``), with ``attrs``
@@ -501,6 +548,38 @@ def guard_pages(lite: Path, attrs: dict[str, str] | None = None) -> int:
     if not {"index.html", "notebooks/index.html", "lab/index.html"} <= names:
         raise LiteUnavailable(f"JupyterLite's pages are not as expected: guarded only {sorted(names)}")
     return len(pages)
+
+
+#: JupyterLite 0.6's service worker (``lite/service-worker.js``) answers every GET of the pages
+#: and of their workers, the kernel's included, with a ``fetch`` of its own when its cache is off
+#: (as here): each script, the interpreter and the archives went through the service worker's
+#: thread, and what the browser keeps of a script it has compiled (V8's code cache, a wasm
+#: module's compiled code) is not used for a response a service worker made.  Only its drive
+#: (``/api/drive``, ``/api/stdin``: the site's files for Python) and its heartbeat need it, so
+#: everything else is left to the browser (:func:`lean_service_worker`): the fetch handler
+#: answers only those, and on install the worker asks the browser (the Static Routing API,
+#: Chromium 123+) to send every other request straight to the network, without waking it.
+SW_FILE = "service-worker.js"
+SW_ANSWER_ALL = "shouldDrop(t,a)||(n=maybeFromCache(e))"
+SW_INSTALL = "function onInstall(e){self.skipWaiting(),"
+SW_ROUTES = ("function onInstall(e){self.skipWaiting();"
+             "try{e.addRoutes&&e.waitUntil(e.addRoutes([{condition:{not:{urlPattern:"
+             "new URLPattern({pathname:\"*/api/*\"})}},source:\"network\"}]).catch(()=>{}))}"
+             "catch(r){}")
+
+
+def lean_service_worker(lite: Path) -> bool:
+    """Make JupyterLite's service worker answer only its drive and heartbeat (:data:`SW_FILE`);
+    False (and a note) when its script is not as 0.6.4 writes it: then it answers everything,
+    as JupyterLite's own, which works, slower."""
+    path = lite / SW_FILE
+    text = path.read_text() if path.is_file() else ""
+    if text.count(SW_ANSWER_ALL) != 1 or text.count(SW_INSTALL) != 1:
+        print(f"lite_site: {SW_FILE} is not as JupyterLite 0.6.4 writes it: its service worker "
+              "left answering every request (slower starts)", file=sys.stderr)
+        return False
+    path.write_text(text.replace(SW_ANSWER_ALL, "null", 1).replace(SW_INSTALL, SW_ROUTES, 1))
+    return True
 
 
 def stage_files(dest: Path, book: Path = ROOT / "book") -> int:
@@ -556,7 +635,10 @@ def build(site: Path, book: Path = ROOT / "book") -> str | None:
         shutil.copy2(BOOT_JS, pyo / BOOT_JS.name)
         (pyo / "sb-lite-lock.json").write_text(json.dumps(lite_lock()))
         write_settings(lite, site)
-        guard_pages(lite, early_kernel(lite))
+        attrs = early_kernel(lite)
+        if attrs and lean_service_worker(lite):
+            attrs.update(early_service_worker(lite))
+        guard_pages(lite, attrs)
         with tempfile.TemporaryDirectory(prefix="sb-lite-files-") as tmp:
             n = stage_files(Path(tmp) / "files", book)
             _add_contents(lite, Path(tmp) / "files")
