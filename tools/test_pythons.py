@@ -155,6 +155,11 @@ def pyodide_pins() -> list[str]:
     return [f"{n}=={packages[n]['version']}" for n in PYODIDE_DRAWING]
 
 
+def command_env() -> dict[str, str]:
+    """The environment of every interpreter's commands: as the Makefile's (hash seed, Agg)."""
+    return dict(os.environ, PYTHONHASHSEED="0", MPLBACKEND="Agg")
+
+
 def test_one(version: str, exe: str, workdir: Path, pins: list[str] | None = None,
              smoke: bool = False) -> dict:
     """Fresh venv, self-check, library and widget tests for one interpreter; output to a log.
@@ -164,7 +169,7 @@ def test_one(version: str, exe: str, workdir: Path, pins: list[str] | None = Non
     pyenv's 3.11.7; the same lock, the same wheels, about 100 s of tests not repeated)."""
     slug = re.sub(r"[^0-9A-Za-z.]+", "-", version).strip("-")
     venv = workdir / f"venv-{slug}"
-    env = dict(os.environ, PYTHONHASHSEED="0", MPLBACKEND="Agg")
+    env = command_env()
     log = open(workdir / f"log-{slug}.txt", "w", encoding="utf-8")
     row = {"version": version, "path": exe, "log": log.name, "venv": str(venv)}
     with log:
@@ -233,7 +238,7 @@ def pyodide_stack_after(row: dict, workdir: Path) -> dict:
         return {**out_row, "log": row["log"], "ok": False,
                 "why": f"not run: Python {row['version']} failed first"}
     venv = Path(row["venv"])
-    env = dict(os.environ, PYTHONHASHSEED="0", MPLBACKEND="Agg")
+    env = command_env()
     with open(workdir / "log-3.12-pyodide.txt", "w", encoding="utf-8") as log:
         out_row["log"] = log.name
         out = dict(cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
