@@ -278,7 +278,7 @@ class Experiment:
 
     def bar_heights(self, panel: int = 0) -> np.ndarray:
         """The drawn heights of a declared bar panel, shape (series, ticks) (for tests)."""
-        return np.array([[b.get_height() for b in group] for group in self._bar_parts[panel][1]])
+        return np.array([group.heights() for group in self._bar_parts[panel][1]])
 
     def bar_total(self, panel: int = 0) -> np.ndarray | None:
         """The drawn total marks of a declared bar panel, or None."""
