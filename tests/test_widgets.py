@@ -526,3 +526,33 @@ def test_overlay_pieces_give_the_whole_overlay(exps, name):
     context.restore()
     e.blit._top_image = kept
     assert np.array_equal(np.asarray(e.canvas.buffer_rgba()), by_pieces), name
+
+
+@pytest.mark.parametrize("color", ["#E69F00", ["#E69F00", "#56B4E9", "#009E73"]])
+def test_a_bar_series_draws_what_axes_bar_draws(color):
+    """``widgets.parts.BarSeries`` (one collection per series, for speed) against matplotlib's
+    own ``Axes.bar``: the same pixels, bars up, down and flat, with their legend entry."""
+    from matplotlib.figure import Figure
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from widgets.parts import BarSeries
+
+    x, heights = np.arange(3.0), np.array([1.3, -0.7, 0.0])
+
+    def drawn(use_series: bool) -> np.ndarray:
+        fig = Figure(figsize=(3, 2), dpi=100)
+        FigureCanvasAgg(fig)
+        ax = fig.add_axes((0.15, 0.15, 0.8, 0.8))
+        if use_series:
+            bars = BarSeries(x, 0.6, color, "G")
+            ax.add_collection(bars)
+            ax.autoscale_view()
+            bars.set_heights(heights)
+            np.testing.assert_array_equal(bars.heights(), heights)
+        else:
+            bars = ax.bar(x, heights, 0.6, color=color, label="G")
+        ax.set_ylim(-2, 2)
+        ax.legend(handles=[bars], loc="upper right")
+        fig.canvas.draw()
+        return np.asarray(fig.canvas.buffer_rgba()).copy()
+
+    np.testing.assert_array_equal(drawn(True), drawn(False))
