@@ -33,7 +33,8 @@
  *
  * Each phase's time (ms from the first call) is logged once to the worker's console, on one
  * line starting "sb-lite boot:" (benchmarks/bench_lite.py reads it), with "kernel asked"
- * when the kernel's call came.
+ * when the kernel's call came.  The boot's end is posted to the page (``{sbBoot: "done"}``):
+ * the page holds its idle-time work until then (tools/lite_guard.js ``holdIdleWork``).
  */
 "use strict";
 
@@ -114,6 +115,13 @@ self.loadPyodide = function (options) {
       marks.push(name + " " + Math.round(performance.now() - t0));
     };
     self.sbBooting = self.sbLoadPyodide(options, marks, self.sbBootMark);
+    // the boot's end (its imports done, or failed) told to the page, which holds its
+    // idle-time work until then (tools/lite_guard.js); the kernel's own handler of the
+    // worker's messages ignores one with no ``type``
+    var ended = function () {
+      try { self.postMessage({ sbBoot: "done" }); } catch (e) { /* not a worker */ }
+    };
+    self.sbBooting.then(ended, ended);
   } else {
     self.sbBootMark("kernel asked");
   }

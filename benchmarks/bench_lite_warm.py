@@ -1,0 +1,103 @@
+"""The lite site's warm start with and without a setting, alternating in one browser profile.
+
+A warm start (a chapter's notebook opened again from the browser's cache, the kernel's worker
+started at the page's start) is noisy on the shared machine; this opens ch01 cold once, then
+alternates warm starts of the other runnable chapters between the compared settings (ABBA
+order), all in one reader's profile at the same load, and prints for each start the ready
+time (click on "Edit in your browser" to ``import spatialbook, widgets`` answered, as
+``benchmarks/bench_lite.py``), the browser's CPU meanwhile, where that CPU went by thread, and
+the kernel's boot marks; then the medians.
+
+The setting compared (``--what``):
+
+* ``idle`` (default): the lite pages' hold of the page's idle-time work until the kernel's
+  imports end (tools/lite_guard.js ``holdIdleWork``) on, against off (localStorage
+  ``sb-lite-idle`` = "off").
+
+    .venv/bin/python benchmarks/bench_lite_warm.py [--pairs 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import http.server
+import statistics
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "browser"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from bench_lite import boot_marks, browser_cpu, cpu_by_thread, load, thread_cpu  # noqa: E402
+from browser_support import CHROMIUM_ARGS, SITE, ensure_browser  # noqa: E402
+from test_lite import FIRST, LITE, _Counting, open_chapter  # noqa: E402
+
+#: chapters with an "Edit in your browser" link, other than the cold start's
+WARM = ["chapters/ch03_screw_axis", "chapters/ch04_spatial_force", "chapters/ch05_central_axis",
+        "chapters/ch08_newton_euler", "chapters/ch06_spatial_inertia",
+        "chapters/ch07_spatial_acceleration", "chapters/ch02_motion_transform"]
+#: each comparison: (label, localStorage key, value) for its two arms
+SETTINGS = {"idle": [("hold", "sb-lite-idle", "on"), ("no hold", "sb-lite-idle", "off")]}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--pairs", type=int, default=3, help="warm starts per arm (default 3)")
+    ap.add_argument("--what", choices=sorted(SETTINGS), default="idle")
+    args = ap.parse_args(argv)
+    if args.pairs < 1:
+        raise ValueError(f"--pairs must be at least 1, not {args.pairs}")
+    if not (LITE / "jupyter-lite.json").is_file():
+        print(f"bench_lite_warm: no lite site in {SITE} (build the book: tools/build_book.py)")
+        return 1
+    from playwright.sync_api import sync_playwright
+
+    arms = SETTINGS[args.what]
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(_Counting, directory=str(SITE)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    ready: dict[str, list[float]] = {a[0]: [] for a in arms}
+    with sync_playwright() as pw, tempfile.TemporaryDirectory() as profile:
+        ctx = pw.chromium.launch_persistent_context(
+            profile, executable_path=str(ensure_browser.ensure_full()), headless=True,
+            args=CHROMIUM_ARGS + ["--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"],
+            viewport={"width": 1280, "height": 900})
+        try:
+            page = ctx.new_page()
+            t_load = load()
+            cold = open_chapter(page, url, FIRST)
+            print(f"  cold {FIRST}: ready {cold['ready'] / 1000:.2f} s  ({t_load})", flush=True)
+            n = 0
+            for i in range(args.pairs):
+                for label, key, value in (arms if i % 2 == 0 else arms[::-1]):
+                    rel = WARM[n % len(WARM)]
+                    n += 1
+                    page.evaluate("([k, v]) => localStorage.setItem(k, v)", [key, value])
+                    t_load = load()
+                    cpu0, thr0 = browser_cpu(profile), thread_cpu(profile)
+                    got = open_chapter(page, url, rel)
+                    cpu = browser_cpu(profile)
+                    threads = cpu_by_thread(thread_cpu(profile), thr0, 5)
+                    ready[label].append(got["ready"] / 1000)
+                    print(f"  {label:>8} {rel}: ready {got['ready'] / 1000:.2f} s, browser CPU "
+                          f"{'n/a' if cpu is None or cpu0 is None else f'{cpu - cpu0:.1f} s'}  "
+                          f"({t_load})\n      CPU s by thread: {threads or 'n/a'}\n"
+                          f"      kernel boot: {boot_marks(page)}", flush=True)
+            page.evaluate("(k) => localStorage.removeItem(k)", arms[0][1])
+        finally:
+            ctx.close()
+            server.shutdown()
+            server.server_close()
+    for label, xs in ready.items():
+        print(f"  {label}: warm ready median {statistics.median(xs):.2f} s over {len(xs)} "
+              f"({', '.join(f'{x:.2f}' for x in xs)})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
