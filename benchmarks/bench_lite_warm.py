@@ -82,12 +82,17 @@ def main(argv: list[str] | None = None) -> int:
                     cpu0, thr0 = browser_cpu(profile), thread_cpu(profile)
                     got = open_chapter(page, url, rel)
                     cpu = browser_cpu(profile)
+                    held = page.evaluate("() => window.sbLiteIdle || null")
+                    held = (f"{held['held']} callbacks, released at {held['released']:.0f} ms "
+                            f"({held['by']})" if held else "none")
                     threads = cpu_by_thread(thread_cpu(profile), thr0, 5)
                     ready[label].append(got["ready"] / 1000)
                     print(f"  {label:>8} {rel}: ready {got['ready'] / 1000:.2f} s, browser CPU "
                           f"{'n/a' if cpu is None or cpu0 is None else f'{cpu - cpu0:.1f} s'}  "
                           f"({t_load})\n      CPU s by thread: {threads or 'n/a'}\n"
-                          f"      kernel boot: {boot_marks(page)}", flush=True)
+                          f"      kernel boot: {boot_marks(page)}\n      idle work held: "
+                          f"{held}",
+                          flush=True)
             page.evaluate("(k) => localStorage.removeItem(k)", arms[0][1])
         finally:
             ctx.close()

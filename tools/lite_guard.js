@@ -163,15 +163,16 @@
   /* The page's idle-time work (``requestIdleCallback``) held until the kernel's worker has
    * imported its packages, when that worker started at the page's start (a warm start): it
    * posts ``{sbBoot: "done"}`` then, or if its boot failed (tools/lite_kernel_pyodide.js); at
-   * most 8 s.  JupyterLab
-   * draws a notebook's cells in the page's idle time (``windowingMode: defer``): once the
+   * most 8 s.  JupyterLab draws a notebook's cells in the page's idle time (``windowingMode: defer``): once the
    * first cells are drawn the main thread is idle to it, and it drew the rest of the chapter
    * (style, layout, MyST: 1-1.5 s of the main thread) while the kernel's worker imported its
-   * packages, on a machine of two cores that V8's compile threads share too.  Held, warm
-   * starts were ready in 7.0-7.6 s against 9.6-10.3 s (three alternating pairs, one profile,
-   * load 3.1-3.4; the browser's CPU 10-11 s against 13-15) and in 4.7-6.0 s (median 4.81)
-   * against 4.7-6.5 s (median 6.23) at load 5.0-5.7, the page's main thread 2.5-2.6 s of CPU
-   * against 2.8-3.8 (benchmarks/bench_lite_warm.py).
+   * packages, on a machine of two cores that V8's compile threads share too.  Held, in
+   * alternating warm starts of one profile (benchmarks/bench_lite_warm.py), the page's main
+   * thread used 0.5-1 s less CPU and the start was ready sooner where the machine was busy:
+   * medians 4.41 against 5.80 s (four pairs, each in favour, load 2.9-4.2), 4.81 against 6.23
+   * s (load 5.0-5.7), 7.15 against 9.81 s (load 3.1-3.4); at load 1.6-2.8 not shown faster
+   * (5.17 against 4.81 s, three pairs, one in favour).  Releasing it only once the kernel
+   * had answered its ``initialize`` instead was no faster (4.04 against 3.82 s, load 1-1.8).
    * Idle work is what the page may put off; it runs as soon as the kernel's imports end.
    * localStorage "sb-lite-idle" = "off" turns the hold off (the benchmark's comparison). */
   function holdIdleWork(worker) {
