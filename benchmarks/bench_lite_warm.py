@@ -14,7 +14,13 @@ The setting compared (``--what``):
   imports end (tools/lite_guard.js ``holdIdleWork``) on, against off (localStorage
   ``sb-lite-idle`` = "off").
 
-    .venv/bin/python benchmarks/bench_lite_warm.py [--pairs 3]
+With ``--alone``: each side of a warm start alone instead, alternating: the kernel's boot with
+JupyterLab not started (the page's start held: its worker's boot marks, from the page's
+start), and JupyterLab with no kernel booting beside it (the early worker not started: when
+JupyterLab asks for the kernel's worker, from the page's start).  A warm start is ready no
+sooner than the later of the two, plus the kernel's own start and the first request.
+
+    .venv/bin/python benchmarks/bench_lite_warm.py [--pairs 3] [--alone]
 """
 
 from __future__ import annotations
@@ -40,14 +46,82 @@ from test_lite import FIRST, LITE, _Counting, open_chapter  # noqa: E402
 WARM = ["chapters/ch03_screw_axis", "chapters/ch04_spatial_force", "chapters/ch05_central_axis",
         "chapters/ch08_newton_euler", "chapters/ch06_spatial_inertia",
         "chapters/ch07_spatial_acceleration", "chapters/ch02_motion_transform"]
+#: in each page: with ``sbalone=kernel`` in its URL, JupyterLab's start held (the guard's stop
+#: flag read as set after the guard has started the kernel's worker); with ``sbalone=lab``, the
+#: early worker not started (the guard finds no kernel bundle) and the time JupyterLab asks
+#: for the kernel's worker recorded
+ALONE = """(() => {
+  const q = location.search;
+  if (q.indexOf('sbalone=kernel') >= 0) {
+    let reads = 0;
+    Object.defineProperty(window, 'sbLiteStop', {configurable: true, set(v) {},
+      get() { return reads++ > 0 ? 'bench: the kernel alone' : undefined; }});
+  } else if (q.indexOf('sbalone=lab') >= 0) {
+    const get = Element.prototype.getAttribute;
+    Element.prototype.getAttribute = function (n) {
+      return n === 'data-sb-kernel' ? null : get.call(this, n); };
+    const W = window.Worker;
+    window.Worker = function (url, opts) {
+      if (String(url).indexOf('pyodide-kernel-extension') >= 0 && !window.__sbAsked) {
+        window.__sbAsked = performance.now(); }
+      return new W(url, opts); };
+    window.Worker.prototype = W.prototype;
+  }
+})();"""
 #: each comparison: (label, localStorage key, value) for its two arms
 SETTINGS = {"idle": [("hold", "sb-lite-idle", "on"), ("no hold", "sb-lite-idle", "off")]}
+
+
+def alone(page, url: str, pairs: int, profile: str) -> None:
+    """Alternating: the kernel's warm boot with JupyterLab held, JupyterLab with no kernel
+    booting; prints each with the browser's CPU by thread and the load."""
+    page.context.add_init_script(ALONE)
+    kernel, lab = [], []
+    for i in range(pairs):
+        for side in (("kernel", "lab") if i % 2 == 0 else ("lab", "kernel")):
+            rel = WARM[(2 * i + (side == "lab")) % len(WARM)]
+            t_load = load()
+            thr0 = thread_cpu(profile)
+            page.goto(f"{url}/lite/notebooks/index.html?path={rel}.ipynb&sbalone={side}")
+            if side == "kernel":
+                marks = "no boot marks"
+                for _ in range(1200):
+                    marks = boot_marks(page)
+                    if "imports " in marks:
+                        break
+                    page.wait_for_timeout(50)
+                took = _boot_end(marks)
+                kernel.append(took)
+                print(f"  kernel alone {rel}: imports done {took / 1000:.2f} s after the page "
+                      f"opened  ({t_load})\n      kernel boot: {marks}", flush=True)
+            else:
+                page.wait_for_function("() => window.__sbAsked", timeout=60_000, polling=20)
+                took = page.evaluate("() => window.__sbAsked")
+                lab.append(took)
+                print(f"  JupyterLab alone {rel}: the kernel's worker asked for {took / 1000:.2f} s "
+                      f"after the page opened  ({t_load})", flush=True)
+                page.wait_for_timeout(1500)             # its worker's start, not the next page's
+            print(f"      CPU s by thread: {cpu_by_thread(thread_cpu(profile), thr0, 5) or 'n/a'}",
+                  flush=True)
+    print(f"  kernel alone: imports done median {statistics.median(kernel) / 1000:.2f} s; "
+          f"JupyterLab alone: kernel asked for median {statistics.median(lab) / 1000:.2f} s")
+
+
+def _boot_end(marks: str) -> float:
+    """ms from the page's start to the boot's "imports" mark, from :func:`boot_marks`' line."""
+    import re
+
+    start = re.search(r"worker started (-?\d+) ms", marks)
+    end = re.search(r"imports (\d+)", marks)
+    return float("nan") if not (start and end) else float(start.group(1)) + float(end.group(1))
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--pairs", type=int, default=3, help="warm starts per arm (default 3)")
     ap.add_argument("--what", choices=sorted(SETTINGS), default="idle")
+    ap.add_argument("--alone", action="store_true",
+                    help="the kernel's boot alone and JupyterLab alone, instead of a comparison")
     args = ap.parse_args(argv)
     if args.pairs < 1:
         raise ValueError(f"--pairs must be at least 1, not {args.pairs}")
@@ -72,6 +146,9 @@ def main(argv: list[str] | None = None) -> int:
             t_load = load()
             cold = open_chapter(page, url, FIRST)
             print(f"  cold {FIRST}: ready {cold['ready'] / 1000:.2f} s  ({t_load})", flush=True)
+            if args.alone:
+                alone(page, url, args.pairs, profile)
+                return 0
             n = 0
             for i in range(args.pairs):
                 for label, key, value in (arms if i % 2 == 0 else arms[::-1]):
