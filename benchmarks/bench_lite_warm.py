@@ -12,7 +12,10 @@ The setting compared (``--what``):
 
 * ``idle`` (default): the lite pages' hold of the page's idle-time work until the kernel's
   imports end (tools/lite_guard.js ``holdIdleWork``) on, against off (localStorage
-  ``sb-lite-idle`` = "off").
+  ``sb-lite-idle`` = "off");
+* ``order``: the kernel's archives fetched once the interpreter's wasm has arrived
+  (tools/lite_kernel_pyodide.js), against fetched beside it (localStorage ``sb-lite-order`` =
+  "together", passed to the kernel's worker in its URL).
 
 With ``--alone``: each side of a warm start alone instead, alternating: the kernel's boot with
 JupyterLab not started (the page's start held: its worker's boot marks, from the page's
@@ -69,7 +72,8 @@ ALONE = """(() => {
   }
 })();"""
 #: each comparison: (label, localStorage key, value) for its two arms
-SETTINGS = {"idle": [("hold", "sb-lite-idle", "on"), ("no hold", "sb-lite-idle", "off")]}
+SETTINGS = {"idle": [("hold", "sb-lite-idle", "on"), ("no hold", "sb-lite-idle", "off")],
+            "order": [("wasm 1st", "sb-lite-order", ""), ("together", "sb-lite-order", "together")]}
 
 
 def alone(page, url: str, pairs: int, profile: str) -> None:

@@ -129,7 +129,13 @@
                          encodeURIComponent(kernelUrl.slice(kernelUrl.lastIndexOf("/") + 1)),
                          kernelUrl).href;
     var Native = window.Worker, early = null, asked = false, timer = null;
-    var spawn = function () { return new Native(script); };
+    // localStorage "sb-lite-order" = "together": the kernel's archives fetched beside the
+    // interpreter's wasm, not after it (tools/lite_kernel_pyodide.js; a benchmark's comparison)
+    var order = null;
+    try { order = localStorage.getItem("sb-lite-order"); } catch (e) { /* none */ }
+    var spawn = function () {
+      return new Native(script + (order ? "&sbOrder=" + encodeURIComponent(order) : ""));
+    };
     var Patched = function Worker(url, options) {
       if (String(url).split(/[?#]/)[0] === kernelUrl) {
         console.log("sb-lite: the kernel asked for its worker " + Math.round(performance.now()) +
