@@ -15,7 +15,8 @@ The setting compared (``--what``):
   ``sb-lite-idle`` = "off");
 * ``order``: the kernel's archives fetched once the interpreter's wasm has arrived
   (tools/lite_kernel_pyodide.js), against fetched beside it (localStorage ``sb-lite-order`` =
-  "together", passed to the kernel's worker in its URL).
+  "together", passed to the kernel's worker in its URL);
+* ``both``: the two on (the site as built) against both off (the lite site before them).
 
 With ``--alone``: each side of a warm start alone instead, alternating: the kernel's boot with
 JupyterLab not started (the page's start held: its worker's boot marks, from the page's
@@ -71,9 +72,12 @@ ALONE = """(() => {
     window.Worker.prototype = W.prototype;
   }
 })();"""
-#: each comparison: (label, localStorage key, value) for its two arms
-SETTINGS = {"idle": [("hold", "sb-lite-idle", "on"), ("no hold", "sb-lite-idle", "off")],
-            "order": [("wasm 1st", "sb-lite-order", ""), ("together", "sb-lite-order", "together")]}
+#: each comparison: its two arms, each (label, {localStorage key: value})
+SETTINGS = {"idle": [("hold", {"sb-lite-idle": "on"}), ("no hold", {"sb-lite-idle": "off"})],
+            "order": [("wasm 1st", {"sb-lite-order": ""}),
+                      ("together", {"sb-lite-order": "together"})],
+            "both": [("both", {"sb-lite-idle": "on", "sb-lite-order": ""}),
+                     ("neither", {"sb-lite-idle": "off", "sb-lite-order": "together"})]}
 
 
 def alone(page, url: str, pairs: int, profile: str) -> None:
@@ -139,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
         ("127.0.0.1", 0), functools.partial(_Counting, directory=str(SITE)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{server.server_address[1]}"
-    ready: dict[str, list[float]] = {a[0]: [] for a in arms}
+    ready: dict[str, list[float]] = {label: [] for label, _ in arms}
     with sync_playwright() as pw, tempfile.TemporaryDirectory() as profile:
         ctx = pw.chromium.launch_persistent_context(
             profile, executable_path=str(ensure_browser.ensure_full()), headless=True,
@@ -155,10 +159,11 @@ def main(argv: list[str] | None = None) -> int:
                 return 0
             n = 0
             for i in range(args.pairs):
-                for label, key, value in (arms if i % 2 == 0 else arms[::-1]):
+                for label, items in (arms if i % 2 == 0 else arms[::-1]):
                     rel = WARM[n % len(WARM)]
                     n += 1
-                    page.evaluate("([k, v]) => localStorage.setItem(k, v)", [key, value])
+                    page.evaluate("(kv) => { for (const k in kv) localStorage.setItem(k, kv[k]); }",
+                                  items)
                     t_load = load()
                     cpu0, thr0 = browser_cpu(profile), thread_cpu(profile)
                     got = open_chapter(page, url, rel)
@@ -174,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
                           f"      kernel boot: {boot_marks(page)}\n      idle work held: "
                           f"{held}",
                           flush=True)
-            page.evaluate("(k) => localStorage.removeItem(k)", arms[0][1])
+            page.evaluate("(kv) => { for (const k in kv) localStorage.removeItem(k); }", arms[0][1])
         finally:
             ctx.close()
             server.shutdown()
