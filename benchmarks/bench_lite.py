@@ -26,6 +26,7 @@ import argparse
 import functools
 import http.server
 import os
+import re
 import sys
 import tempfile
 import threading
@@ -88,6 +89,91 @@ def browser_cpu(profile: str) -> float | None:
     return sum(procs[p][1] for p in seen) / os.sysconf("SC_CLK_TCK")
 
 
+def _browser_pids(profile: str) -> tuple[dict, list[int]]:
+    """/proc's processes ({pid: (ppid, cmdline)}) and the pids of the browser launched on
+    ``profile`` with every process under it."""
+    procs = {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/stat") as f:
+                stat = f.read()
+            with open(f"/proc/{d}/cmdline", "rb") as f:
+                cmd = f.read()
+        except OSError:
+            continue
+        procs[int(d)] = (int(stat[stat.rindex(")") + 2:].split()[1]), cmd)
+    flag = f"--user-data-dir={profile}".encode()
+    todo = [pid for pid, (_, cmd) in procs.items() if flag in cmd.split(b"\0")]
+    seen: list[int] = []
+    while todo:
+        pid = todo.pop()
+        if pid not in seen:
+            seen.append(pid)
+            todo += [c for c, (ppid, _) in procs.items() if ppid == pid]
+    return procs, seen
+
+
+def thread_cpu(profile: str) -> dict[tuple, float]:
+    """CPU seconds so far of each thread of the browser on ``profile``: keyed by (the process's
+    kind, ``--type=``: renderer, gpu-process, utility..., "browser" for the browser's own; the
+    thread's name, Linux ``comm``, 15 characters: the renderer's main thread is "chromium", the
+    kernel's worker "DedicatedWorker", V8's compile and GC helpers "ThreadPoolForeg"...; the
+    process and thread ids), with (kind, "(all)", pid, 0) for each process's total, ended
+    threads included.  Linux
+    only ({} elsewhere): where a start's CPU goes (:func:`cpu_by_thread`)."""
+    try:
+        procs, pids = _browser_pids(profile)
+    except OSError:
+        return {}
+    tick = os.sysconf("SC_CLK_TCK")
+    out: dict[tuple, float] = {}
+    for pid in pids:
+        # Chromium rewrites its children's command lines (one string, spaces between)
+        found = re.search(rb"--type=([\w-]+)", procs[pid][1])
+        kind = found.group(1).decode() if found else "browser"
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                st = f.read()
+            out[(kind, "(all)", pid, 0)] = sum(
+                int(x) for x in st[st.rindex(")") + 2:].split()[11:13]) / tick
+            tids = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for tid in tids:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                    st = f.read()
+            except OSError:
+                continue
+            name = st[st.index("(") + 1:st.rindex(")")]
+            out[(kind, name, pid, int(tid))] = sum(
+                int(x) for x in st[st.rindex(")") + 2:].split()[11:13]) / tick
+    return out
+
+
+def cpu_by_thread(after: dict[tuple, float], before: dict[tuple, float], top: int = 8) -> str:
+    """The threads that used the most CPU between two :func:`thread_cpu` snapshots, threads of
+    one kind and name summed (a thread that started meanwhile counts from zero); "<kind> (ended
+    threads)": what threads that ended meanwhile used (a process's total less its live
+    threads')."""
+    sums: dict[str, float] = {}
+    live: dict[int, float] = {}
+    for key, v in after.items():
+        kind, name, pid, _ = key
+        if name != "(all)":
+            sums[f"{kind} {name}"] = sums.get(f"{kind} {name}", 0.0) + v - before.get(key, 0.0)
+            live[pid] = live.get(pid, 0.0) + v - before.get(key, 0.0)
+    for key, total in after.items():
+        kind, name, pid, _ = key
+        if name == "(all)":
+            ended = max(0.0, total - before.get(key, 0.0) - live.get(pid, 0.0))
+            sums[f"{kind} (ended threads)"] = sums.get(f"{kind} (ended threads)", 0.0) + ended
+    rows = sorted(((v, k) for k, v in sums.items() if v >= 0.05), reverse=True)[:top]
+    return ", ".join(f"{k} {v:.2f}" for v, k in rows)
+
+
 def load() -> str:
     return "load %.2f %.2f %.2f" % os.getloadavg()
 
@@ -137,9 +223,10 @@ def one_run(pw, moves: int) -> dict:
             page = ctx.new_page()
             t_click = time.perf_counter()
             out["load_cold"] = load()
-            cpu0 = browser_cpu(profile)
+            cpu0, thr0 = browser_cpu(profile), thread_cpu(profile)
             out["cold"] = open_chapter(page, url, FIRST)
             out["cold"]["cpu"] = _less(browser_cpu(profile), cpu0)
+            out["cold"]["threads"] = cpu_by_thread(thread_cpu(profile), thr0)
             out["cold"]["boot"] = boot_marks(page)
             out["cold_logs"] = [(t - t_click, m) for t, m in logs if t >= t_click]
             out["run_all"] = run_all(page)
@@ -158,9 +245,10 @@ def one_run(pw, moves: int) -> dict:
             logs.clear()
             t_click = time.perf_counter()
             out["load_warm"] = load()
-            cpu0 = browser_cpu(profile)
+            cpu0, thr0 = browser_cpu(profile), thread_cpu(profile)
             out["warm"] = open_chapter(page, url, SECOND)
             out["warm"]["cpu"] = _less(browser_cpu(profile), cpu0)
+            out["warm"]["threads"] = cpu_by_thread(thread_cpu(profile), thr0)
             out["warm"]["boot"] = boot_marks(page)
             out["warm_logs"] = [(t - t_click, m) for t, m in logs if t >= t_click]
             out["again"] = [(p, c) for p, c in _Counting.log if BIG.search(p) and c == 200]
@@ -195,6 +283,7 @@ def main(argv: list[str] | None = None) -> int:
                       f"{r[key]['ready'] / 1000:.2f} s; browser CPU to ready "
                       f"{'n/a' if cpu is None else f'{cpu:.1f} s'}  ({r['load_' + key]})")
                 print(f"      kernel boot: {r[key]['boot']}")
+                print(f"      CPU s by thread: {r[key]['threads'] or 'n/a'}")
                 for t, m in r[key + "_logs"]:
                     if m.startswith("sb-lite") or args.logs and m.strip() and not m.startswith(
                             ("Rendering", "Using MIME", "Re-rendering")):

@@ -41,7 +41,8 @@ from test_lite import (CELL_INDEX, EXPERIMENT_CELL, FIRST, LITE, SECOND, _Counti
 
 CATEGORIES = ",".join(["devtools.timeline", "v8.execute", "v8", "blink.user_timing", "loading",
                        "disabled-by-default-devtools.timeline",
-                       "disabled-by-default-v8.compile"])
+                       "disabled-by-default-v8.compile", "toplevel", "v8.wasm",
+                       "disabled-by-default-v8.wasm.detailed"])
 
 #: in each lite page: every plugin's activation timed (its synchronous part and when its promise
 #: settled), through the app JupyterLite exposes (``exposeAppInBrowser``) just before its start
@@ -184,10 +185,58 @@ def summarize(events: list, asked_ms: float | None, nav_ts: float | None) -> Non
             print(f"      {us / 1000:8.0f} ms  script {url}")
 
 
-def one(page, url: str, rel: str, logs: list) -> None:
+def threads_summary(events: list, top: int = 12) -> None:
+    """Each thread's busy time (its outermost events' CPU time, ``tdur``, else wall) in every
+    process of the trace, named as Chromium names them (the page's CrRendererMain, the kernel's
+    DedicatedWorker thread, the thread pool's workers where V8 compiles wasm...); and the wasm
+    events (compile, tier-up, the code cache's reads and writes) by name and thread."""
+    pnames, tnames = {}, {}
+    for e in events:
+        if e.get("ph") == "M" and e.get("name") == "process_name":
+            pnames[e["pid"]] = e["args"]["name"]
+        if e.get("ph") == "M" and e.get("name") == "thread_name":
+            tnames[(e["pid"], e["tid"])] = e["args"]["name"]
+    by_thread: dict = collections.defaultdict(list)
+    for e in events:
+        if e.get("ph") == "X" and "dur" in e:
+            by_thread[(e["pid"], e["tid"])].append(e)
+    busy = collections.Counter()
+    for key, evs in by_thread.items():
+        evs.sort(key=lambda e: (e["ts"], -e["dur"]))
+        end = -1
+        for e in evs:
+            if e["ts"] >= end:                          # an outermost event
+                busy[key] += e.get("tdur", e["dur"])
+                end = e["ts"] + e["dur"]
+    named = collections.Counter()
+    for (pid, tid), us in busy.items():
+        named[f"{pnames.get(pid, pid)} / {tnames.get((pid, tid), tid)}"] += us
+    print(f"    busy by thread (all processes): {sum(named.values()) / 1e6:.2f} s")
+    for k, us in named.most_common(top):
+        print(f"      {us / 1000:8.0f} ms  {k}")
+    wasm = collections.Counter()
+    count = collections.Counter()
+    for e in events:
+        name = e.get("name", "")
+        if "wasm" in name.lower() and e.get("ph") in ("X", "B", "I", "i", "n"):
+            k = f"{name} [{tnames.get((e['pid'], e['tid']), e['tid'])}]"
+            wasm[k] += e.get("dur", 0)
+            count[k] += 1
+    print("    wasm events:")
+    for k, us in wasm.most_common(top):
+        print(f"      {count[k]:5d} x {us / 1000:8.0f} ms  {k}")
+    for k in sorted(count):
+        if wasm[k] == 0 and any(w in k.lower() for w in ("cache", "serial")):
+            print(f"      {count[k]:5d} x  (instant)  {k}")
+
+
+def one(page, url: str, rel: str, logs: list, dump: Path | None = None) -> None:
     logs.clear()
     t_load = load()
     times, events = traced(page, lambda: open_chapter(page, url, rel))
+    if dump is not None:                                # for chrome://tracing or Perfetto
+        dump.mkdir(parents=True, exist_ok=True)
+        (dump / (rel.replace("/", "_") + ".json")).write_text(json.dumps({"traceEvents": events}))
     asked = next((float(m.split(" ms ")[0].split()[-1]) for m in logs
                   if m.startswith("sb-lite: the kernel asked")), None)
     res = page.evaluate(RESOURCES)
@@ -207,6 +256,7 @@ def one(page, url: str, rel: str, logs: list) -> None:
     for r in sorted(res, key=lambda r: r["end"] - r["start"], reverse=True)[:8]:
         print(f"      {r['start']:7.0f}-{r['end']:7.0f} ms  {r['size']:>9}  {short(r['name'])}")
     summarize(events, asked, nav_ts)
+    threads_summary(events)
     js_profile(traced.profile)
     plugins(page)
 
@@ -249,6 +299,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--slider", type=int, default=0, metavar="N",
                     help="instead of the starts: trace N slider moves in ch01 after its Run All")
+    ap.add_argument("--dump", type=Path, metavar="DIR",
+                    help="also write each start's trace there (<chapter>.json: Perfetto opens it)")
     args = ap.parse_args(argv)
     if not (LITE / "jupyter-lite.json").is_file():
         print(f"profile_lite: no lite site in {SITE}")
@@ -273,7 +325,7 @@ def main(argv: list[str] | None = None) -> int:
                 slider(page, url, args.slider)
                 return 0
             for rel in (FIRST, SECOND):
-                one(page, url, rel, logs)
+                one(page, url, rel, logs, args.dump)
         finally:
             ctx.close()
             server.shutdown()

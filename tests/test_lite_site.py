@@ -237,3 +237,23 @@ def test_a_first_visit_registers_the_service_worker_as_jupyterlite_would(tmp_pat
         "data-sb-sw": "service-worker.js?enableCache=false", "data-sb-app-version": "0.6.4"}
     guard = lite_site.GUARD_JS.read_text()
     assert 'me.getAttribute("data-sb-sw")' in guard and '"-version"' in guard
+
+
+def test_the_page_holds_its_idle_work_for_the_message_the_boot_posts():
+    """The guard releases the page's idle-time work on the message the kernel's loader posts
+    at its boot's end (the two files agree on it; the browser test checks the hold itself)."""
+    boot = lite_site.BOOT_JS.read_text()
+    guard = lite_site.GUARD_JS.read_text()
+    assert 'self.postMessage({ sbBoot: "done" })' in boot
+    assert "self.sbBooting.then(ended, ended)" in boot          # posted on failure too
+    assert 'e.data.sbBoot === "done"' in guard and "holdIdleWork(early)" in guard
+
+
+def test_the_kernel_fetches_its_archives_after_the_interpreter():
+    """The loader starts the archives' fetches once the interpreter's wasm has arrived (a warm
+    start's reads from the cache in the order Python needs them: benchmarks/bench_lite_warm.py
+    --what order), unless the worker's URL asks for them together."""
+    boot = lite_site.BOOT_JS.read_text()
+    assert "arrived.then(function () { return fetched(url); })" in boot
+    assert "? Promise.resolve() : wasmArrived(3000)" in boot
+    assert 'indexOf("pyodide.asm.wasm")' in boot and "r.clone().arrayBuffer()" in boot

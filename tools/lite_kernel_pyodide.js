@@ -33,7 +33,8 @@
  *
  * Each phase's time (ms from the first call) is logged once to the worker's console, on one
  * line starting "sb-lite boot:" (benchmarks/bench_lite.py reads it), with "kernel asked"
- * when the kernel's call came.
+ * when the kernel's call came.  The boot's end is posted to the page (``{sbBoot: "done"}``):
+ * the page holds its idle-time work until then (tools/lite_guard.js ``holdIdleWork``).
  */
 "use strict";
 
@@ -48,9 +49,17 @@ self.sbLoadPyodide = self.sbLoadPyodide || async function sbLoadPyodide(options,
       return r;
     });
   };
+  // the archives are fetched once the interpreter's wasm has arrived (or after 3 s), not beside
+  // it: all of them come from the browser's cache at a warm start, and fetched together the
+  // wasm (10 MB) shared the cache's reads with the archives (16 MB) and the worker's thread
+  // with their gunzip, while Python's start waits for the wasm alone and the archives are
+  // needed only once Python has started (:func:`wasmArrived`; ``?sbOrder=together`` in the
+  // worker's URL: fetched together, for benchmarks/bench_lite_warm.py --what order)
+  var arrived = /[?&]sbOrder=together(&|$)/.test(self.location.search)
+    ? Promise.resolve() : wasmArrived(3000);
   var archives = boot.archives.map(function (a) {
     var url = at(a.url);
-    var bytes = fetched(url).then(function (r) {
+    var bytes = arrived.then(function () { return fetched(url); }).then(function (r) {
       if (a.format === "gztar" && typeof DecompressionStream === "function") {
         return new Response(r.body.pipeThrough(new DecompressionStream("gzip"))).arrayBuffer()
           .then(function (buf) { return { buf: buf, format: "tar" }; });
@@ -114,11 +123,37 @@ self.loadPyodide = function (options) {
       marks.push(name + " " + Math.round(performance.now() - t0));
     };
     self.sbBooting = self.sbLoadPyodide(options, marks, self.sbBootMark);
+    // the boot's end (its imports done, or failed) told to the page, which holds its
+    // idle-time work until then (tools/lite_guard.js); the kernel's own handler of the
+    // worker's messages ignores one with no ``type``
+    var ended = function () {
+      try { self.postMessage({ sbBoot: "done" }); } catch (e) { /* not a worker */ }
+    };
+    self.sbBooting.then(ended, ended);
   } else {
     self.sbBootMark("kernel asked");
   }
   return self.sbBooting;
 };
+
+/* A promise that resolves when the body of the first fetch of ``pyodide.asm.wasm`` made from now
+ * on (Pyodide's, which compiles it as it streams) has arrived, or after ``ms``: ``self.fetch``
+ * is wrapped until then, and the response's clone read to its end. */
+function wasmArrived(ms) {
+  var native = self.fetch;
+  return new Promise(function (resolve) {
+    var done = function () { self.fetch = native; resolve(); };
+    setTimeout(done, ms);
+    self.fetch = function (input) {
+      var p = native.apply(self, arguments);
+      if (String(input && input.url || input).indexOf("pyodide.asm.wasm") >= 0) {
+        self.fetch = native;
+        p.then(function (r) { return r.clone().arrayBuffer(); }).then(done, done);
+      }
+      return p;
+    };
+  });
+}
 
 /* ``WebAssembly.Module`` and ``WebAssembly.Instance`` timed until ``restore()``: how many
  * modules were compiled, and the ms spent compiling and instantiating them. */

@@ -191,6 +191,16 @@ def next_chapter(page, rel: str) -> None:
         .filter(c => c.model.type === 'code').every(c => c.model.executionCount === null)"""), rel
 
 
+#: the native ``requestIdleCallback`` wrapped to record when each callback runs (ms from the
+#: page's start), under the lite guard's hold (tools/lite_guard.js ``holdIdleWork``)
+IDLE_WATCH = """(() => { const native = window.requestIdleCallback;
+  if (typeof native !== 'function') return;
+  const runs = window.__sbIdleRuns = [];
+  window.requestIdleCallback = function (cb, opts) {
+    return native.call(window, (d) => { runs.push(performance.now()); return cb(d); }, opts); };
+})();"""
+
+
 def open_chapter(page, url: str, rel: str) -> dict:
     """From the chapter page, follow "Edit in your browser"; return the times (ms from the
     click): kernel idle, and ready (spatialbook and widgets imported)."""
@@ -298,10 +308,17 @@ def test_edit_in_the_browser(reader):
     assert page.evaluate(CELL_INDEX, EDITED) < 0, "the edited copy is still there"
     assert page.evaluate(CELL_INDEX, EXPERIMENT_CELL) >= 0, "the book's version did not come back"
 
-    # 6. a second chapter, from the browser's cache
+    # 6. a second chapter, from the browser's cache; its idle-time work (JupyterLab drawing the
+    # cells out of view) held until the kernel's worker has imported its packages
     first_log = list(_Counting.log)
     _Counting.log.clear()
+    ctx.add_init_script(IDLE_WATCH)
     warm = open_chapter(page, url, SECOND)
+    idle = page.evaluate("() => [window.sbLiteIdle, window.__sbIdleRuns]")
+    assert idle[0] and idle[0]["by"] == "boot done", f"the idle-time work was not held: {idle[0]}"
+    assert idle[0]["held"] > 0 and idle[1], idle
+    early = [t for t in idle[1] if t < idle[0]["released"]]
+    assert not early, f"idle callbacks ran before the kernel's imports ended: {early}"
     run_all(page)
     again = [(p, c) for p, c in _Counting.log if BIG.search(p) and c == 200]
     big_first = [p for p, c in first_log if BIG.search(p) and c == 200]
