@@ -248,12 +248,3 @@ def test_the_page_holds_its_idle_work_for_the_message_the_boot_posts():
     assert "self.sbBooting.then(ended, ended)" in boot          # posted on failure too
     assert 'e.data.sbBoot === "done"' in guard and "holdIdleWork(early)" in guard
 
-
-def test_the_kernel_fetches_its_archives_after_the_interpreter():
-    """The loader starts the archives' fetches once the interpreter's wasm has arrived (a warm
-    start's reads from the cache in the order Python needs them: benchmarks/bench_lite_warm.py
-    --what order), unless the worker's URL asks for them together."""
-    boot = lite_site.BOOT_JS.read_text()
-    assert "arrived.then(function () { return fetched(url); })" in boot
-    assert "? Promise.resolve() : wasmArrived(3000)" in boot
-    assert 'indexOf("pyodide.asm.wasm")' in boot and "r.clone().arrayBuffer()" in boot
