@@ -163,7 +163,8 @@ FAST_SPLIT = ["tests/test_widget_controls.py", "tests/test_widget_live.py",
 #: the files of the registry-wide tests, each parametrized by the experiment's registry name
 REGISTRY_TESTS = ["tests/test_widgets.py", "tests/test_widget_controls.py",
                   "tests/test_widget_layout.py", "tests/test_widget_text.py",
-                  "tests/test_widget_live.py", "tests/test_widget_ticks.py"]
+                  "tests/test_widget_live.py", "tests/test_widget_ticks.py",
+                  "tests/test_widget_overlaps.py", "tests/test_widget_readouts.py"]
 
 
 def experiment_command(name: str) -> list[str]:

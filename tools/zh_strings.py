@@ -549,6 +549,12 @@ def update(html_dir: Path) -> int:
     import i18n
     from babel.messages.catalog import Catalog
 
+    if not (html_dir / "index.html").is_file() or not any(html_dir.glob("chapters/*.html")):
+        # the strings are read off the built pages: without them every page-only string (an
+        # answer box's question, a player's label) would be dropped with its translation
+        print(f"zh_strings: no built book in {html_dir}: run `make book` first (update reads "
+              f"the strings off the built pages; the catalogue is left as it is)", file=sys.stderr)
+        return 2
     entries, _, fuzzy = load()
     found = sources(html_dir)
     cat = Catalog(locale=LANG, project="spatialbook code strings", fuzzy=False)

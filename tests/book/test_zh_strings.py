@@ -175,3 +175,12 @@ def test_live_modes_tr_in_chinese_and_english(tmp_path):
     assert run("en") == ["Run live", "▶ Play door angle θ (deg)", "downloading 3.5 of 27 MB",
                          "near point r (m): moves only the line probe: choose probe path = line",
                          "(0.00, 0.80, 0.00)", " v near "]
+
+
+def test_update_without_a_built_book_leaves_the_catalogue_alone(tmp_path, capsys):
+    """``update`` reads the strings off the built pages: with none there it stops, saying so,
+    instead of dropping every page-only string and its translation."""
+    before = zh_strings.CATALOGUE.read_bytes()
+    assert zh_strings.update(tmp_path) == 2
+    assert "make book" in capsys.readouterr().err
+    assert zh_strings.CATALOGUE.read_bytes() == before
