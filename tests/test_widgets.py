@@ -556,3 +556,26 @@ def test_a_bar_series_draws_what_axes_bar_draws(color):
         return np.asarray(fig.canvas.buffer_rgba()).copy()
 
     np.testing.assert_array_equal(drawn(True), drawn(False))
+
+
+def test_a_misspelt_declared_key_is_refused_by_name():
+    """A declaration that names a key the scene lacks, or a bar series of the wrong length, is
+    a ValueError at construction naming the declaration and the key (not a KeyError, nor
+    numpy's reshape error, from the first draw)."""
+    import dataclasses
+
+    from widgets import Probes, SpatialInertia
+
+    bars = Probes.BARS[0]
+    cases = [
+        (type("T1", (SpatialInertia,), {"READOUTS": (("E", "energy", "J"),)}),
+         r"T1\.READOUTS, row 'E': 'energy' is not a key"),
+        (type("T2", (Probes,), {"BARS": (dataclasses.replace(
+            bars, series=(dataclasses.replace(bars.series[0], values="nope"),)),)}),
+         r"T2\.BARS .*: 'nope' is not a key"),
+        (type("T3", (Probes,), {"BARS": (dataclasses.replace(bars, ticks=bars.ticks[:-1]),)}),
+         r"T3\.BARS .*values for"),
+    ]
+    for cls, message in cases:
+        with pytest.raises(ValueError, match=message):
+            cls()

@@ -39,7 +39,8 @@ from .blit import BlitFigure
 from .controls import Player, assign
 from .jupyter import JupyterView
 from .limits import fit_span, fitted_limit
-from .parts import Bars, Curve, ReferencePoint, TopView, build_parts, draw_parts
+from .parts import (Bars, Curve, ReferencePoint, TopView, build_parts, check_declared_keys,
+                    draw_parts)
 from .readouts import plain, readout_html, readout_table, readout_text
 from .style import WIDE_WIDTH_PX
 
@@ -181,8 +182,11 @@ class Experiment:
                    if self.VIEW_CONTROLS and self._scene else None)
         self._drawn_values = values
         if not changed or not changed <= set(self.VIEW_CONTROLS):
+            first = not self._scene
             self._scene = self.scene(**values)
             self._scene_serial[0] += 1
+            if first:                   # a misspelt declared key: said here, not deep in a draw
+                check_declared_keys(type(self), self._scene)
         # else a turn of the view alone: the same numbers, the scene kept
         full = self._draw(self._scene)
         return draw_parts(self, self._scene) or full

@@ -724,6 +724,72 @@ def _build_curve(exp: "Experiment", fig: Figure, c: Curve) -> SimpleNamespace:
                            xlim_set=c.xlim is not None or spec is not None)
 
 
+def check_declared_keys(cls, scene: dict) -> None:
+    """The scene keys an experiment class declares (``READOUTS``, ``BARS``, ``TOP_PARTS``,
+    ``REFERENCE``) looked up in a scene it computed (its first): a ValueError naming the
+    declaration, the key and the keys the scene has, where a misspelt key would otherwise be a
+    bare KeyError, or numpy's reshape error for a bar series of the wrong length, from deep
+    inside the first draw.
+
+    >>> from widgets import KineticEnergy
+    >>> class Typo(KineticEnergy):
+    ...     READOUTS = (("T", "kinetic", "J"),)
+    >>> Typo()  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: Typo.READOUTS, row 'T': 'kinetic' is not a key of scene()['numbers'] (it has: ...
+    """
+    numbers = scene.get("numbers", {})
+    offered = ", ".join(sorted(numbers))
+
+    def missing(where: str, key: str, in_scene: bool = False) -> ValueError:
+        has = offered
+        if in_scene:
+            has += "; the scene: " + ", ".join(sorted(k for k in scene if k != "numbers"))
+        of = "the scene" if in_scene else "scene()['numbers']"
+        return ValueError(f"{cls.__name__}.{where}: {key!r} is not a key of {of} (it has: {has})")
+
+    for row in cls.READOUTS:
+        if row[1] not in numbers:
+            raise missing(f"READOUTS, row {row[0]!r}", row[1])
+    for p in cls.BARS:
+        where = f"BARS {p.title!r}"
+        for s in p.series:
+            refs = (s.values,) if isinstance(s.values, str) else tuple(s.values)
+            for ref in refs:
+                key, _, index = ref.partition("[")
+                if key not in numbers:
+                    raise missing(f"{where}, series {s.label!r}", key)
+                if index:
+                    size = np.asarray(numbers[key]).size
+                    i = index[:-1]
+                    if not (i.lstrip("-").isdigit() and -size <= int(i) < size):
+                        raise ValueError(f"{cls.__name__}.{where}, series {s.label!r}: {ref!r} "
+                                         f"is not a component of {key!r} ({size} values)")
+            n = np.asarray(numbers[s.values]).size if isinstance(s.values, str) else len(refs)
+            if n != len(p.ticks):
+                raise ValueError(f"{cls.__name__}.{where}, series {s.label!r}: {n} values for "
+                                 f"{len(p.ticks)} ticks {p.ticks!r}")
+        if p.total and p.total not in numbers:
+            raise missing(f"{where}, total", p.total)
+    for part in cls.TOP_PARTS:
+        for attr in ("vector", "at", "point", "direction", "torque"):
+            key = getattr(part, attr, None)
+            if isinstance(key, str):
+                try:
+                    lookup(scene, key)
+                except (KeyError, IndexError, TypeError):
+                    raise missing(f"TOP_PARTS {type(part).__name__}, {attr}", key,
+                                  in_scene=True) from None
+    r = cls.REFERENCE
+    if r is not None:
+        for attr, key in (("key", r.key), ("target", r.target)):
+            if key is not None and key not in scene:
+                raise missing(f"REFERENCE, {attr}", key, in_scene=True)
+        if r.velocity is not None and r.velocity not in numbers:
+            raise missing("REFERENCE, velocity", r.velocity)
+
+
 def draw_parts(exp: "Experiment", scene: dict) -> bool:
     """Copy ``scene`` into the declared parts: bar heights, curves, top-view parts, the
     reference point; True if an axis was rescaled (then the background must be redrawn)."""
