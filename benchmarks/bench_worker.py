@@ -14,11 +14,13 @@ came back (as a reader dragging a slider), in three modes, alternating:
 
 Printed per mode: p50 and p95 of the worker's Python time per change (``pythonMs``: the update
 call, as ``bench_live.py``'s "py" column), and the load average.  E11's joint q2 on the 2-core
-machine, in the ad-hoc page this script grew from (load 1.7-3.6): p50 7.5-10 ms alone (Pyodide
-under Node.js gives 6-9 ms), 11.6-13.1 ms with the canvas painted, 13.8-14.8 ms with the
-readouts too: what ``bench_live.py`` reports beyond Python's own time is the page's painting on
-the same two cores.  Alternate the modes and read them at one load: the spread between runs is
-as large as the effect.
+machine, two alternating rounds at load 2.9-3.5: p50 8.2 / 9.4 ms alone, 7.9 / 6.7 ms with the
+canvas painted, 7.6 / 10.2 ms with the readouts too (Pyodide under Node.js: 6-9 ms): painting
+the frames makes no difference this shows, while ``bench_live.py``'s "py" column for the same
+control on the chapter's page read p50 12-22 ms in the same session's runs (load 0.2-4).  The extra comes from what shares
+the two cores there (the player's own work, and the benchmark driving it through the DevTools
+protocol at every change), not from Python's work, which is the same code.  Read the modes at one load: the spread between runs is
+as large as a few milliseconds' effect.
 
     .venv/bin/python benchmarks/bench_worker.py [--experiment arm_explorer] [--control q2]
         [--changes 60] [--rounds 2]
