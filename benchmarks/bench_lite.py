@@ -57,36 +57,30 @@ if not hasattr(_SBE, "_sb_update"):
 """
 
 
+def _stat(path: str) -> tuple[str, list[str]]:
+    """A ``/proc/.../stat`` file: (the name in parentheses, the fields after it)."""
+    with open(path) as f:
+        st = f.read()
+    return st[st.index("(") + 1:st.rindex(")")], st[st.rindex(")") + 2:].split()
+
+
 def browser_cpu(profile: str) -> float | None:
     """CPU seconds (user and system, with reaped children's) used so far by the browser
     launched on ``profile`` and every process under it (Linux ``/proc``; else None): the work
     of a start, less dependent on what else the machine runs than its wall time."""
-    procs = {}
     try:
-        pids = [int(d) for d in os.listdir("/proc") if d.isdigit()]
+        _, pids = _browser_pids(profile)
     except OSError:
         return None
+    if not pids:
+        return None
+    total = 0
     for pid in pids:
         try:
-            with open(f"/proc/{pid}/stat") as f:
-                stat = f.read()
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                cmd = f.read()
+            total += sum(int(x) for x in _stat(f"/proc/{pid}/stat")[1][11:15])
         except OSError:
             continue
-        rest = stat[stat.rindex(")") + 2:].split()
-        procs[pid] = (int(rest[1]), sum(int(x) for x in rest[11:15]), cmd)
-    flag = f"--user-data-dir={profile}".encode()
-    todo = [pid for pid, (_, _, cmd) in procs.items() if flag in cmd.split(b"\0")]
-    if not todo:
-        return None
-    seen = set()
-    while todo:
-        pid = todo.pop()
-        if pid not in seen:
-            seen.add(pid)
-            todo += [c for c, (ppid, _, _) in procs.items() if ppid == pid]
-    return sum(procs[p][1] for p in seen) / os.sysconf("SC_CLK_TCK")
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 def _browser_pids(profile: str) -> tuple[dict, list[int]]:
@@ -97,13 +91,12 @@ def _browser_pids(profile: str) -> tuple[dict, list[int]]:
         if not d.isdigit():
             continue
         try:
-            with open(f"/proc/{d}/stat") as f:
-                stat = f.read()
+            fields = _stat(f"/proc/{d}/stat")[1]
             with open(f"/proc/{d}/cmdline", "rb") as f:
                 cmd = f.read()
         except OSError:
             continue
-        procs[int(d)] = (int(stat[stat.rindex(")") + 2:].split()[1]), cmd)
+        procs[int(d)] = (int(fields[1]), cmd)
     flag = f"--user-data-dir={profile}".encode()
     todo = [pid for pid, (_, cmd) in procs.items() if flag in cmd.split(b"\0")]
     seen: list[int] = []
@@ -134,22 +127,17 @@ def thread_cpu(profile: str) -> dict[tuple, float]:
         found = re.search(rb"--type=([\w-]+)", procs[pid][1])
         kind = found.group(1).decode() if found else "browser"
         try:
-            with open(f"/proc/{pid}/stat") as f:
-                st = f.read()
             out[(kind, "(all)", pid, 0)] = sum(
-                int(x) for x in st[st.rindex(")") + 2:].split()[11:13]) / tick
+                int(x) for x in _stat(f"/proc/{pid}/stat")[1][11:13]) / tick
             tids = os.listdir(f"/proc/{pid}/task")
         except OSError:
             continue
         for tid in tids:
             try:
-                with open(f"/proc/{pid}/task/{tid}/stat") as f:
-                    st = f.read()
+                name, fields = _stat(f"/proc/{pid}/task/{tid}/stat")
             except OSError:
                 continue
-            name = st[st.index("(") + 1:st.rindex(")")]
-            out[(kind, name, pid, int(tid))] = sum(
-                int(x) for x in st[st.rindex(")") + 2:].split()[11:13]) / tick
+            out[(kind, name, pid, int(tid))] = sum(int(x) for x in fields[11:13]) / tick
     return out
 
 
