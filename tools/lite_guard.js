@@ -186,16 +186,24 @@
     var native = window.requestIdleCallback, cancel = window.cancelIdleCallback;
     if (typeof native !== "function") { return; }
     // what happened, for the browser test: how many held, when and why released
-    var state = window.sbLiteIdle = { held: 0, released: null, by: null };
+    // (bootDone is noted after a release by timeout too, so a slow boot can be told from a lost
+    // message)
+    var state = window.sbLiteIdle = { held: 0, start: performance.now(), released: null, by: null,
+                                      bootDone: null };
     var held = [], ids = 0;
     var release = function (by) {
       if (state.by) { return; }
       state.by = by;
       state.released = performance.now();
-      worker.removeEventListener("message", on);
       held.forEach(function (h) { if (!h.cancelled) { h.id = native.call(window, h.cb, h.opts); } });
     };
-    var on = function (e) { if (e.data && e.data.sbBoot === "done") { release("boot done"); } };
+    var on = function (e) {
+      if (e.data && e.data.sbBoot === "done") {
+        state.bootDone = performance.now();
+        worker.removeEventListener("message", on);
+        release("boot done");
+      }
+    };
     worker.addEventListener("message", on);
     worker.addEventListener("error", function () { release("error"); });
     setTimeout(function () { release("timeout"); }, 8000);
