@@ -12,7 +12,10 @@
   ``input`` event to the worker's frame painted in the page's canvas), p50 and p95 over
   ``--changes`` (default 12) random values of that control, with the other controls at random
   settings too; plus the worker's own Python time per change and the longest main-thread task
-  seen meanwhile (long-task observer).
+  seen meanwhile (long-task observer).  The values are set by a script in the page, one change
+  at a time from rest (``--driver page``, :data:`JS_DRIVE`); ``--driver cdp`` sets each from
+  here by DevTools calls, as this benchmark did up to December 2026, whose own work on the
+  page's main thread slows what it measures (:func:`control_times`).
 
 Targets: first frame <= 3 s median cold, second page <= 1.5 s, a change <= 50 ms p95, no
 main-thread task > 100 ms.  ``--phone`` measures at a phone's width (390 px), where live mode
@@ -147,9 +150,55 @@ def random_value(c, rng):
     return float(round(c.min + int(rng.integers(0, steps + 1)) * c.step, 10))
 
 
-def control_times(page, root, cls, changes: int, rng) -> dict[str, tuple[list, list]]:
-    """For each slider/choice: ``changes`` random values (the others at random settings
-    every few changes); (change-to-pixels ms, worker Python ms) per change."""
+#: the page-side driver: each value set as a reader's control would (its ``input`` or
+#: ``change`` event), the next one only once that change's frame is painted (the root's
+#: ``data-sb-updates`` attribute, seen by a MutationObserver) and ``gap`` ms have passed
+JS_DRIVE = """async ([root, name, values, gap]) => {
+  const live = root.sbLive;
+  const painted = (n) => new Promise((resolve) => {
+    if (live.updates > n && !live.busy) { resolve(); return; }
+    const obs = new MutationObserver(() => {
+      if (live.updates > n && !live.busy) { obs.disconnect(); resolve(); } });
+    obs.observe(root, { attributes: true, attributeFilter: ['data-sb-updates'] });
+  });
+  for (const v of values) {
+    const n = live.updates;
+    const inp = live.inputs[name];
+    if (inp.spec.kind === 'slider') {
+      inp.el.value = String(v);
+      inp.el.dispatchEvent(new Event('input', {bubbles: true}));
+    } else {
+      const r = inp.el.querySelectorAll('input[type=radio]')[inp.spec.options.indexOf(v)];
+      r.checked = true;
+      r.dispatchEvent(new Event('change', {bubbles: true}));
+    }
+    await painted(n);
+    await new Promise((resolve) => setTimeout(resolve, gap));
+  }
+}"""
+
+
+def control_values(c, current, changes: int, rng) -> list:
+    """``changes`` random values of control ``c``, each different from the one before it."""
+    out = []
+    while len(out) < changes:
+        v = random_value(c, rng)
+        if v != (out[-1] if out else current):
+            out.append(v)
+    return out
+
+
+def control_times(page, root, cls, changes: int, rng, driver: str = "page",
+                  gap_ms: float = 50.0) -> dict[str, tuple[list, list]]:
+    """For each slider/choice: ``changes`` random values, the other controls at random
+    settings; (change-to-pixels ms, worker Python ms) per change.
+
+    ``driver="page"``: the values are set by one script in the page (:data:`JS_DRIVE`), so
+    nothing but the change itself runs between a value and its frame, as when a reader moves a
+    control.  ``driver="cdp"``: each value from here, by DevTools calls (read the state, set,
+    then wait polling on every animation frame): that driving costs the page's main thread
+    60-110 ms per change (Chromium's own TaskDuration, measured on E11 and E1), CPU that the
+    worker's Python then shares on a 2-core machine."""
     from widgets import Choice, Slider
 
     movable = [c for c in cls.CONTROLS if isinstance(c, (Slider, Choice))]
@@ -161,15 +210,19 @@ def control_times(page, root, cls, changes: int, rng) -> dict[str, tuple[list, l
             page.evaluate(JS_SET, [root.element_handle(), base])
             wait_update(page, root, n0)
         root.evaluate("r => { r.sbLive.times.length = 0; r.sbLive.pythonTimes.length = 0; }")
-        done = 0
-        while done < changes:
-            value = random_value(c, rng)
-            if root.evaluate(JS_INFO)["values"][c.name] == value:
-                continue
-            n0 = root.evaluate(JS_INFO)["updates"]
-            page.evaluate(JS_SET, [root.element_handle(), {c.name: value}])
-            wait_update(page, root, n0)
-            done += 1
+        if driver == "page":
+            values = control_values(c, root.evaluate(JS_INFO)["values"][c.name], changes, rng)
+            page.evaluate(JS_DRIVE, [root.element_handle(), c.name, values, gap_ms])
+        else:
+            done = 0
+            while done < changes:
+                value = random_value(c, rng)
+                if root.evaluate(JS_INFO)["values"][c.name] == value:
+                    continue
+                n0 = root.evaluate(JS_INFO)["updates"]
+                page.evaluate(JS_SET, [root.element_handle(), {c.name: value}])
+                wait_update(page, root, n0)
+                done += 1
         out[c.name] = (root.evaluate("r => r.sbLive.times.slice()"),
                        root.evaluate("r => r.sbLive.pythonTimes.slice()"))
     return out
@@ -185,6 +238,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--changes", type=int, default=12, help="changes per control (default 12)")
     ap.add_argument("--only", nargs="*", help="experiments to time (default: all shown)")
     ap.add_argument("--no-cold", action="store_true", help="skip the cold and second-page starts")
+    ap.add_argument("--driver", choices=("page", "cdp"), default="page",
+                    help="how the controls are moved: by a script in the page (default), or by "
+                         "a DevTools call per change (control_times)")
     ap.add_argument("--phone", action="store_true",
                     help="at a phone's width (390 px): the experiments' narrow layout")
     args = ap.parse_args(argv)
@@ -227,7 +283,8 @@ def main(argv: list[str] | None = None) -> int:
             root, _ = start_live(page, url, pages[exp_name], exp_name, phone=args.phone)
             t0 = page.evaluate("() => performance.now()")
             rng = np.random.default_rng(sum(map(ord, exp_name)))
-            per = control_times(page, root, EXPERIMENTS[exp_name], args.changes, rng)
+            per = control_times(page, root, EXPERIMENTS[exp_name], args.changes, rng,
+                                args.driver)
             longest = page.evaluate("(t) => Math.max(0, ...window.__sb.longtasks"
                                     ".filter(e => e.start >= t).map(e => e.duration))", t0)
             loaf = page.evaluate("(t) => (window.__sbLoaf || []).filter(e => e.start >= t)"
@@ -260,7 +317,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{len(second[2])} big files downloaded again")
     print(f"\n{'experiment.control':34s} {'p50 ms':>7s} {'p95 ms':>7s} {'py p50':>7s} "
           f"{'py p95':>7s} {'n':>3s} {'longtask':>8s}   "
-          f"({'phone, 390 px: narrow layout' if args.phone else 'wide screen, 1280 px'})")
+          f"({'phone, 390 px: narrow layout' if args.phone else 'wide screen, 1280 px'}; "
+          f"driver {args.driver})")
     for exp_name, control, p50, p95, py50, py95, n, longest in rows:
         flag = "ok" if p95 <= CHANGE_TARGET_MS else "OVER"
         print(f"{exp_name + '.' + control:34s} {p50:7.0f} {p95:7.0f} {py50:7.0f} {py95:7.0f} "
