@@ -1,6 +1,6 @@
 # spatialbook: the two commands a reader needs are `make book` and `make test`.
 # Everything is installed into ./.venv from PyPI, pinned by the universal lock constraints.txt.
-# Choose the interpreter with PYTHON (any Python >= 3.11), e.g. `make test PYTHON=python3.12`:
+# Choose the interpreter with PYTHON (3.11, 3.12 or 3.13; newer ones are accepted, untested), e.g. `make test PYTHON=python3.12`:
 # a .venv made by another Python is replaced, not reused.
 
 PYTHON ?= python3
@@ -9,7 +9,7 @@ PY     := $(VENV)/bin/python
 export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
 
-.PHONY: book serve test test-fast test-experiment lab check bench outputs venv lock browser clean
+.PHONY: book serve test test-fast test-experiment lab check bench outputs venv lock clean
 
 ## Create or refresh .venv for $(PYTHON) (quick when it is up to date).
 venv:

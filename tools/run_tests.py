@@ -10,8 +10,8 @@ missing.
 The stages run in three lanes at once (:data:`LANES`), each in its order, a browser lane's first
 stage once the book is built (:data:`NEEDS`); after a failure no lane starts another stage: the
 Python lane (library and widgets, self-check, notebooks, the other Pythons) and two book lanes
-(the build and the static site; the stored outputs, the build tool, live mode, JupyterLite and
-JupyterLab).  Together they keep both cores of a two-core machine busy.  The stage times
+(the build, the static site and the JupyterLab authoring checks; the stored outputs, the build
+tool, live mode and JupyterLite, and every chapter in JupyterLab).  Together they keep both cores of a two-core machine busy.  The stage times
 printed are measured with the other lanes beside them; the browser stages wait on conditions,
 never on time, so that load does not fail them.
 A stage's output is printed, whole, when it ends.  ``--serial`` (and ``--from N``) runs the
