@@ -155,8 +155,15 @@ def _poses(w: _World, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _frames(w: _World, q: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """S (B, nv, 6): every joint's motion axis in base coordinates; X (B, n, 6, 6): the motion
-    transforms from the base to each body, [[R^T, 0], [-R^T [p]x, R^T]]; and p (B, n, 3)."""
+    transforms from the base to each body, [[R^T, 0], [-R^T [p]x, R^T]]; and p (B, n, 3).
+
+    "Base coordinates" here are the base's axes about the mean of the bodies' origins, not about
+    the base origin: tau and H do not depend on the point (gravity is a pure translation, the
+    same at every point), and about a far point (a free joint's position of 5e6 m, a root
+    placed far away) the products X^T I X would be of order m |p|^2 and lose the digits of H
+    (1.5e-3 off at 5e6 m)."""
     R, p = _poses(w, q)
+    p = p - p.mean(axis=1, keepdims=True)
     B, n = p.shape[:2]
     Rt = np.swapaxes(R, -1, -2)
     PRt = Rt @ (p @ _SKEW).reshape(B, n, 3, 3)           # R^T [p]x = -([p]x R)^T

@@ -69,6 +69,9 @@ def center_of_mass(tree, q) -> np.ndarray:
 
 def _centroidal_matrix(tree: Tree, q: np.ndarray) -> np.ndarray:
     R, p = _poses(tree, q)
+    # about the mean of the bodies' origins, not the world origin: A_G (about G) does not depend
+    # on the point, and n_G = n_O - c x f about a far origin cancels the digits of A_G
+    p = p - p.mean(axis=-2, keepdims=True)
     I0 = _world_inertias(tree, R, p)
     Ic = I0.copy()                                                # composite inertias, world frame
     for i in range(len(tree.parents) - 1, -1, -1):
