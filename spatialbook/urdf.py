@@ -36,9 +36,39 @@ def _floats(where: str, element, attribute: str, default: str, count: int) -> np
     return values
 
 
+#: the attributes of the elements read for the dynamics: any other is a misspelling (a silent
+#: default would be a wrong number: <axis XYZ="0 0 1"/> read as the default x axis)
+_ATTRIBUTES = {"origin": {"xyz", "rpy"}, "mass": {"value"},
+               "inertia": {"ixx", "ixy", "ixz", "iyy", "iyz", "izz"}, "axis": {"xyz"},
+               "parent": {"link"}, "child": {"link"}, "dynamics": {"damping", "friction"}}
+
+
+def _refuse_attributes(where: str, element) -> None:
+    if element is None:
+        return
+    unknown = sorted(set(element.attrib) - _ATTRIBUTES[element.tag])
+    if unknown:
+        raise ValueError(f"{where}: <{element.tag}> has unknown attribute(s) {unknown}; expected "
+                         f"{', '.join(sorted(_ATTRIBUTES[element.tag]))} (a misspelt one would "
+                         f"silently read as its default)")
+
+
 def _origin(where: str, element):
     origin = element.find("origin")
+    _refuse_attributes(where, origin)
     return _rpy(_floats(where, origin, "rpy", "0 0 0", 3)), _floats(where, origin, "xyz", "0 0 0", 3)
+
+
+def _required(where: str, element, tag: str, attributes: tuple):
+    """The child ``tag`` of ``element``, which must exist and carry every one of ``attributes``
+    (as urdfdom, the ROS parser Pinocchio uses, requires of <mass> and <inertia>)."""
+    found = element.find(tag)
+    missing = attributes if found is None else [a for a in attributes if a not in found.attrib]
+    if missing:
+        raise ValueError(f"{where}: <inertial> needs <{tag} {' '.join(f'{a}=...' for a in attributes)}/>; "
+                         + (f"<{tag}> is missing" if found is None else f"missing {', '.join(missing)}"))
+    _refuse_attributes(where, found)
+    return found
 
 
 def _refuse_unknown(where: str, element, allowed: set) -> None:
@@ -97,8 +127,8 @@ def read_urdf(source, make, floating_base=False, mimic="refuse", balance_inertia
             continue
         _refuse_unknown(where, inertial, {"origin", "mass", "inertia"})
         R, com = _origin(where, inertial)
-        mass = float(_floats(where, inertial.find("mass"), "value", "0", 1)[0])
-        el = inertial.find("inertia")
+        mass = float(_floats(where, _required(where, inertial, "mass", ("value",)), "value", "0", 1)[0])
+        el = _required(where, inertial, "inertia", ("ixx", "ixy", "ixz", "iyy", "iyz", "izz"))
         xx, xy, xz, yy, yz, zz = (float(_floats(where, el, k, "0", 1)[0]) for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz"))
         I = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])  # checked once merged into its Tree body
         if mass < 0:
@@ -119,6 +149,8 @@ def read_urdf(source, make, floating_base=False, mimic="refuse", balance_inertia
         if kind not in ("revolute", "continuous", "prismatic", "fixed", "floating"):
             raise ValueError(f"{where} has type {kind!r}; supported: revolute, continuous, prismatic, fixed, floating")
         _refuse_unknown(where, joint, {"parent", "child", "origin", "axis", "dynamics", "mimic"})
+        for tag in ("parent", "child", "axis", "dynamics"):
+            _refuse_attributes(where, joint.find(tag))
         dyn = joint.find("dynamics")
         if dyn is not None:                               # read (so malformed numbers are named), left out
             for attribute in ("damping", "friction"):
@@ -126,6 +158,8 @@ def read_urdf(source, make, floating_base=False, mimic="refuse", balance_inertia
         parent, child = (joint.find(t).get("link") if joint.find(t) is not None else None for t in ("parent", "child"))
         if parent not in links or child not in links:
             raise ValueError(f"{where}: expected <parent link=...> and <child link=...> naming links, got {parent!r}, {child!r}")
+        if parent == child:
+            raise ValueError(f"{where}: expected a child link other than its parent, got {child!r} for both")
         R, xyz = _origin(where, joint)
         axis = _floats(where, joint.find("axis"), "xyz", "1 0 0", 3)
         joints[name] = (kind, parent, child, R, xyz, axis)
@@ -144,13 +178,16 @@ def read_urdf(source, make, floating_base=False, mimic="refuse", balance_inertia
     else:
         frame[roots[0]] = (-1, np.eye(3), np.zeros(3))
     order = []                                            # depth first, a link's children by joint name
-
-    def visit(link):
+    stack = [roots[0]]                                    # (a loop, not recursion: chains of any length)
+    while stack:
+        link = stack.pop()
         order.append(link)
-        for jname in sorted(children.get(link, [])):
-            visit(joints[jname][2])
-
-    visit(roots[0])
+        stack.extend(joints[j][2] for j in sorted(children.get(link, []), reverse=True))
+    if len(order) != len(links):
+        lost = sorted(set(links) - set(order))
+        loop = sorted(name for name, j in joints.items() if j[2] in lost)
+        raise ValueError(f"source: expected every link connected to the root {roots[0]!r}; links {lost} are "
+                         f"not (their joints {loop} form a closed loop, which a tree cannot hold)")
     joint_of = {j[2]: name for name, j in joints.items()}
     for link in order[1:]:
         name = joint_of[link]

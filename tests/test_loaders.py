@@ -380,7 +380,36 @@ BAD_LOADS = [
     (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="revolute", axis="0 0 1", extra=""), floating_base="yes"), r"^floating_base: expected"),
     (lambda: sb.Tree.from_mujoco(mujoco.MjModel.from_xml_string(_MJCF_BALL)), r"^model: joint 'wrist' is a ball joint"),
     (lambda: sb.Tree.from_mujoco("robot.xml"), r"^model: expected a mujoco.MjModel"),
+    # a misspelt or missing attribute read for the dynamics is refused, not read as its default
+    (lambda: sb.Tree.from_urdf(URDF_ONE.replace('<axis xyz="{axis}"/>', '<axis XYZ="{axis}"/>').format(kind="revolute", axis="0 0 1", extra="")),
+     r"^source: joint 'shoulder': <axis> has unknown attribute\(s\) \['XYZ'\]; expected xyz"),
+    (lambda: sb.Tree.from_urdf(URDF_ONE.replace('<origin xyz="0.5 0 0"/>', '<origin xyz="0.5 0 0" ryp="0 0 1"/>').format(kind="revolute", axis="0 0 1", extra="")),
+     r"^source: link 'arm': <origin> has unknown attribute\(s\) \['ryp'\]; expected rpy, xyz"),
+    (lambda: sb.Tree.from_urdf(URDF_ONE.replace('value="2"', 'Value="2"').format(kind="revolute", axis="0 0 1", extra="")),
+     r"^source: link 'arm': <inertial> needs <mass value=\.\.\./>; missing value"),
+    (lambda: sb.Tree.from_urdf(URDF_ONE.replace(' izz="0.1"', '').format(kind="revolute", axis="0 0 1", extra="")),
+     r"^source: link 'arm': <inertial> needs <inertia .*/>; missing izz"),
+    (lambda: sb.Tree.from_urdf(URDF_ONE.replace('<mass value="2"/>', '').format(kind="revolute", axis="0 0 1", extra="")),
+     r"^source: link 'arm': <inertial> needs <mass value=\.\.\./>; <mass> is missing"),
+    # links the root does not reach (a closed loop of joints), a joint from a link to itself
+    (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="revolute", axis="0 0 1", extra="").replace(
+        "</robot>", '<link name="a"/><link name="b"/><joint name="ab" type="revolute"><parent link="a"/><child link="b"/></joint>'
+                    '<joint name="ba" type="revolute"><parent link="b"/><child link="a"/></joint></robot>')),
+     r"^source: expected every link connected to the root 'base'; links \['a', 'b'\] are not \(their joints \['ab', 'ba'\] form a closed loop"),
+    (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="revolute", axis="0 0 1", extra="").replace(
+        "</robot>", '<joint name="self" type="revolute"><parent link="arm"/><child link="arm"/></joint></robot>')),
+     r"^source: joint 'self': expected a child link other than its parent"),
 ]
+
+
+def test_a_chain_of_3000_links_loads_without_recursion():
+    link = '<link name="l{0}"><inertial><mass value="1"/><inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial></link>'
+    joint = '<joint name="j{0:04d}" type="revolute"><parent link="l{1}"/><child link="l{0}"/><axis xyz="0 0 1"/></joint>'
+    n = 3000
+    tree = sb.Tree.from_urdf('<robot name="r"><link name="l0"/>' + "".join(link.format(i) for i in range(1, n))
+                             + "".join(joint.format(i, i - 1) for i in range(1, n)) + "</robot>")
+    assert tree.nv == n - 1 and tree.joint_names[-1] == f"j{n - 1:04d}"
+    np.testing.assert_array_equal(tree.parents, np.arange(-1, n - 2))
 
 
 @pytest.mark.parametrize("call, message", BAD_LOADS)
