@@ -12,7 +12,7 @@ import numpy as np
 
 from ._checks import batch_shape
 from ._loading import _placement, _quat_mul, _quat_of, _rotation
-from ._tree_checks import _joint_values, _unit_quaternions
+from ._tree_checks import _ROTATION_TOL, _joint_values, _unit_quaternions
 
 
 def mujoco_state(tree, q, qd=None):
@@ -143,17 +143,28 @@ def state_from_pinocchio(tree, q, v=None):
     >>> q, qd
     (array([0., 0., 1., 1., 0., 0., 0.]), array([0. , 0. , 0.5, 1. , 2. , 3. ]))
     """
-    qp, vv = _state_pair("q", _joint_values("q", q, _pinocchio_nq(tree), None),
-                         "v", None if v is None else _joint_values("v", v, tree.nv, None))
+    nq = _pinocchio_nq(tree)
+    try:
+        qp = _joint_values("q", q, nq, None)
+    except ValueError as err:                 # Pinocchio's layout, not one entry per joint
+        raise ValueError(str(err).replace("one entry per joint of the tree", "Pinocchio's layout: "
+                         "7 per free joint [p; x, y, z, w], 2 per continuous joint (cos, sin), "
+                         "1 per other joint")) from None
+    qp, vv = _state_pair("q", qp, "v", None if v is None else _joint_values("v", v, tree.nv, None))
     out, qd = [], None if vv is None else vv.copy()
     k = j = 0
-    for kind in tree.kinds:
+    for i, kind in enumerate(tree.kinds):
         if kind == "free":
             out += [qp[..., k:k + 3], qp[..., k + 6:k + 7], qp[..., k + 3:k + 6]]
             if vv is not None:
                 qd[..., j:j + 3], qd[..., j + 3:j + 6] = vv[..., j + 3:j + 6], vv[..., j:j + 3]
             k, j = k + 7, j + 6
-        elif kind == "continuous":
+        elif kind == "continuous":           # a unit (cos, sin) pair, as quaternions are unit
+            norm = np.hypot(qp[..., k], qp[..., k + 1])
+            if np.any(np.abs(norm - 1.0) > _ROTATION_TOL):
+                worst = float(norm.reshape(-1)[np.argmax(np.abs(norm - 1.0).reshape(-1))])
+                raise ValueError(f"q: expected a unit (cos, sin) pair in q[..., {k}:{k + 2}] (continuous "
+                                 f"joint {tree.joint_names[i]!r}), got |(cos, sin)| = {worst:.9g}")
             out.append(np.arctan2(qp[..., k + 1:k + 2], qp[..., k:k + 1]))
             k, j = k + 2, j + 1
         else:

@@ -426,6 +426,8 @@ def test_ignored_tags_are_only_those_that_leave_the_dynamics_alone():
 _FREE = sb.Tree([-1, 0], [np.eye(6), _X], [np.zeros(6), _Z], [_I, _I], kinds=["free", "revolute"], joint_names=["base", "hinge"])
 _Q = np.r_[0, 0, 0, 1, 0, 0, 0, 0.3]
 
+_CONTINUOUS = sb.Tree([-1], [np.eye(6)], [_Z], [_I], kinds=["continuous"])
+
 BAD_STATE_CALLS = [
     (lambda: _FREE.mujoco_state(_Q[:-1]), "q"),
     (lambda: _FREE.mujoco_state(np.r_[0, 0, 0, 2, 0, 0, 0, 0.3]), "q"),
@@ -448,6 +450,10 @@ BAD_STATE_CALLS = [
     (lambda: sb.Tree([-1], [np.eye(6)], [_Z], [_I], kinds="revolute"), "kinds"),
     (lambda: sb.Tree([-1, 0], [np.eye(6)] * 2, [_Z, _Z], [_I, _I], joint_names=["a", "a"]), "joint_names"),
     (lambda: sb.Tree([-1], [np.eye(6)], [np.zeros(6)], [_I], kinds=["free"], offsets=[1.0]), "offsets"),
+    # a continuous joint's (cos, sin) must be a unit pair, as a free joint's quaternion is unit
+    (lambda: _CONTINUOUS.state_from_pinocchio([0.3, 0.0]), "q"),
+    (lambda: _CONTINUOUS.state_from_pinocchio([0.0, 0.0]), "q"),
+    (lambda: _CONTINUOUS.state_from_pinocchio([0.3]), "q"),
 ]
 
 
