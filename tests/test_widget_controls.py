@@ -377,6 +377,37 @@ def test_unknown_control_names_raise_value_error(name):
             call()
 
 
+def test_a_sweep_names_a_bad_count_or_bad_values():
+    """Before: n=0 gave [] and n=-1 numpy's message; control "" swept the main control; values
+    [] gave the frame player's own message and values 5 Python's TypeError."""
+    exp = _built("power_split")
+    for n in (0, -1, 1.5, True, None):
+        with pytest.raises(ValueError, match=r"^n: expected a whole number"):
+            exp.sweep_values("omega", n)
+    for control in ("", []):
+        with pytest.raises(ValueError, match=r"has no control"):
+            exp.sweep_values(control)
+    for values, what in (([], "at least one value"), (5, "a sequence of values"), ("0.5", "a sequence of values")):
+        for call in (exp.static_player, exp.frames):
+            with pytest.raises(ValueError, match=rf"^values: expected {what} of 'omega'"):
+                call("omega", values)
+    assert exp.sweep_values("omega", 3) == [-3.0, 0.0, 3.0]
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if any(isinstance(c, Player) for c in EXPERIMENTS[n].CONTROLS)])
+def test_a_play_and_its_slider_are_not_set_together(name):
+    """A Play drives its slider: given both, the one set last used to win, so that
+    set(angle=7, play=200) left angle 200 and set(play=300, angle=7) left 7."""
+    player = next(c for c in EXPERIMENTS[name].CONTROLS if isinstance(c, Player))
+    exp = _built(name)
+    before = exp.values()
+    with pytest.raises(ValueError, match=rf"^{player.name}, {player.target}: expected at most one"):
+        exp.set(**{player.target: before[player.target], player.name: player.min})
+    with pytest.raises(ValueError, match=rf"^{player.name}, {player.target}: expected at most one"):
+        EXPERIMENTS[name](**{player.name: player.min, player.target: before[player.target]})
+    assert exp.values() == before
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_every_sweep_value_passes_the_check(name):
     """The checks refuse nothing the book itself sets: each control's sweep, ends included."""

@@ -27,6 +27,7 @@ PNG -> ``JupyterView.show``.
 
 from __future__ import annotations
 
+from numbers import Integral
 from typing import Any, Callable, Sequence
 
 import ipywidgets as W
@@ -224,10 +225,13 @@ class Experiment:
 
     # ------------------------------------------------------------------ frame players
     def sweep_values(self, control: str | None = None, n: int = 17) -> list:
-        """Default values of a sweep: the control's whole range, ends included."""
-        control = control or self.main_control
+        """Default values of a sweep: ``n`` values over the control's whole range, ends
+        included, on its step grid (a choice: all its options)."""
+        control = self.main_control if control is None else control
         self._control(control)
-        return self._specs[control].sweep(n)
+        if isinstance(n, bool) or not isinstance(n, Integral) or n < 1:
+            raise ValueError(f"n: expected a whole number of values, at least 1, got {n!r:.40}")
+        return self._specs[control].sweep(int(n))
 
     def frames(self, control: str | None = None, values: Sequence | None = None,
                narrow: bool = False) -> list[bytes]:
@@ -321,7 +325,12 @@ class Experiment:
         """``values`` with each checked by its control's spec (``ValueError`` naming the control)."""
         for k in values:
             self._control(k)                          # an unknown name: ValueError listing the controls
-        return {k: self._specs[k].check(v) for k, v in values.items()}
+        checked = {k: self._specs[k].check(v) for k, v in values.items()}
+        for name, player in self._players.items():   # a Play sets its slider: not both at once
+            if name in values and player.target in values:
+                raise ValueError(f"{name}, {player.target}: expected at most one of them ({name} drives "
+                                 f"{player.target}), got both")
+        return checked
 
     def _repr_mimebundle_(self, **kwargs):
         """Displaying the experiment itself displays its widget."""

@@ -11,17 +11,30 @@ from .readouts import plain
 from .style import WIDE_MIN_SCALE
 
 
+def swept(exp: "Experiment", control, values) -> tuple[str, list]:
+    """(control, values) of a sweep, checked: ``control`` None for the main control, else one of
+    the experiment's; ``values`` None for its default sweep, else a non-empty sequence (each
+    value is checked by the control as it is set)."""
+    control = exp.main_control if control is None else control
+    exp._control(control)
+    if values is None:
+        return control, exp.sweep_values(control)
+    if isinstance(values, (str, bytes, dict)) or not hasattr(values, "__iter__"):
+        raise ValueError(f"values: expected a sequence of values of {control!r}, got {values!r:.60}")
+    values = list(values)
+    if not values:
+        raise ValueError(f"values: expected at least one value of {control!r}, got an empty sequence")
+    return control, values
+
+
 def sweep(exp: "Experiment", control: str | None = None,
           values: Sequence | None = None) -> list[tuple[bytes, str]]:
     """(full-quality PNG, readout table) for each value of ``control`` (default: the main
     control, over :meth:`Experiment.sweep_values`); every control is restored afterwards, and
     a notebook's widgets see only the restored values."""
-    control = control or exp.main_control
-    exp._control(control)
-    values = exp.sweep_values(control) if values is None else values
-    # restore every control afterwards (a Play drives its slider): players first
-    old = {k: c.value for k, c in exp.controls.items() if k in exp._players}
-    old.update({k: c.value for k, c in exp.controls.items() if k not in exp._players})
+    control, values = swept(exp, control, values)
+    # restore every control afterwards: the sliders; a Play follows its slider (linked both ways)
+    old = {k: c.value for k, c in exp.controls.items() if k not in exp._players}
     out = []
     with contextlib.ExitStack() as held:   # the browser sees only the restored values
         for c in exp.controls.values():
@@ -56,10 +69,8 @@ def static_player(exp: "Experiment", control: str | None = None, values: Sequenc
     records every control's value, where live mode starts."""
     from .static_html import frame_player
 
-    control = control or exp.main_control
-    exp._control(control)
+    control, values = swept(exp, control, values)
     spec = exp._specs[control]
-    values = list(exp.sweep_values(control) if values is None else values)
     pairs = sweep(exp, control, values)
     settings = plain(exp.values())
     narrow = frames(exp, control, values, narrow=True)   # the same frames for a phone
