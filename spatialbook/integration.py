@@ -18,6 +18,8 @@ omega, on the right because omega is in body axes).
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
 from ._checks import as_array, as_scalar, batch_shape
@@ -208,6 +210,17 @@ def _stage_acceleration(acceleration, t, q: np.ndarray, qd: np.ndarray) -> np.nd
                          f"q and qd), got shape {out.shape}") from None
 
 
+def _takes_three(f) -> bool:
+    """Whether ``f`` can be called as f(t, q, qd) (True when its signature cannot be read)."""
+    try:
+        inspect.signature(f).bind(0.0, None, None)
+    except TypeError:
+        return False
+    except ValueError:                    # a builtin without a readable signature
+        return True
+    return True
+
+
 def rk4_step(tree, q, qd, acceleration, dt, t=0.0) -> tuple[np.ndarray, np.ndarray]:
     """One fourth-order Runge-Kutta step of a tree's motion: (q, qd) at time t -> at t + dt.
 
@@ -279,7 +292,7 @@ def rk4_step(tree, q, qd, acceleration, dt, t=0.0) -> tuple[np.ndarray, np.ndarr
     """
     tree = _check_tree(tree)
     q, qd = _joint_state(tree, q, qd)
-    if not callable(acceleration):
+    if not callable(acceleration) or not _takes_three(acceleration):
         raise ValueError(f"acceleration: expected a function acceleration(t, q, qd) returning qdd of shape (..., nv), "
                          f"got {acceleration!r:.60}")
     dt = as_scalar("dt", dt)

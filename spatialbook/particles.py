@@ -15,6 +15,11 @@ from .screw import _acceleration_field, _velocity_field
 from ._kernels import _cross
 
 
+#: the most particles door_particles makes: far more than any sum over them needs (the grid's
+#: inertia is the plate's times 1 - 1/n^2), few enough to fit in memory
+_MAX_PARTICLES = 10_000_000
+
+
 def door_particles(nx: int = 40, nz: int = 60, door: dict | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The door as an ``nx`` by ``nz`` grid of equal point masses at cell centres.
 
@@ -32,6 +37,9 @@ def door_particles(nx: int = 40, nz: int = 60, door: dict | None = None) -> tupl
 
     nx = as_whole_number("nx", nx)
     nz = as_whole_number("nz", nz)
+    if nx * nz > _MAX_PARTICLES:            # (4 numbers of 8 bytes each: 320 MB at the limit)
+        raise ValueError(f"nx, nz: expected at most {_MAX_PARTICLES:,} particles (nx * nz), got "
+                         f"{nx} * {nz} = {nx * nz:,}")
     door = DOOR if door is None else door
     if not isinstance(door, Mapping) or not {"width", "height", "mass"} <= set(door):
         raise ValueError(

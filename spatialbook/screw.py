@@ -60,6 +60,10 @@ class Axis(_AxisFields):
         batch_shape(("point", r, 1), ("direction", n, 1), ("pitch", h, 0))
         return super().__new__(cls, r, n, h)
 
+    @classmethod
+    def _make(cls, iterable):          # _replace goes through here: keep it checked
+        return cls(*iterable)
+
 
 def velocity_field(velocity, points) -> np.ndarray:
     """Velocity (m/s) of the body's field at ``points``: v(x) = v_P + omega x (x - x_P).
@@ -134,7 +138,7 @@ def _axis_of(name: str, a: np.ndarray, b: np.ndarray) -> Axis:
     unit_a = a / np.sqrt(safe)[..., None]
     unit_b = b / np.sqrt(np.where(bb > 0, bb, 1.0))[..., None]
     direction = np.where(regular[..., None], unit_a, unit_b)
-    return Axis._make((point, direction, pitch))   # computed here: no re-check
+    return tuple.__new__(Axis, (point, direction, pitch))   # computed here: no re-check
 
 
 def screw_axis(velocity) -> Axis:

@@ -357,3 +357,28 @@ def test_rk4_step_names_acceleration_when_it_returns_a_bad_qdd(kind):
     with pytest.raises(ValueError) as info:
         _call("rk4_step", acceleration=lambda t, q, qd: bad)
     _assert_names(str(info.value), "acceleration", first=True)
+
+
+@pytest.mark.parametrize("function", [lambda qd: qd, lambda t, q: q, lambda t, q, qd, extra: qd])
+def test_rk4_step_names_acceleration_when_it_cannot_take_t_q_qd(function):
+    """Before: Python's own TypeError from inside the first stage."""
+    with pytest.raises(ValueError) as info:
+        _call("rk4_step", acceleration=function)
+    _assert_names(str(info.value), "acceleration", first=True)
+
+
+@pytest.mark.parametrize("nx, nz", [(10**5, 10**5), (2**62, 1), (1, 2**63)])
+def test_door_particles_refuses_a_grid_too_big_to_hold(nx, nz):
+    """Before: MemoryError (74.5 GiB), numpy's "array is too big", a ZeroDivisionError."""
+    with pytest.raises(ValueError, match=r"^nx, nz: expected at most 10,000,000 particles"):
+        sb.door_particles(nx, nz)
+
+
+def test_an_axis_replaced_is_checked_like_a_new_one():
+    """Before: Axis._replace and Axis._make skipped the checks (a direction of length 5)."""
+    axis = sb.Axis([0, 0, 0], [0, 0, 1], 0.0)
+    with pytest.raises(ValueError, match=r"^direction: expected a unit vector"):
+        axis._replace(direction=[0, 0, 5])
+    with pytest.raises(ValueError, match=r"^pitch: expected"):
+        sb.Axis._make(([0, 0, 0], [0, 0, 1], np.nan))
+    assert float(axis._replace(pitch=0.5).pitch) == 0.5
