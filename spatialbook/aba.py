@@ -163,18 +163,17 @@ def forward_dynamics(tree, q, qd, tau, gravity=_G, method="auto") -> np.ndarray:
     q, qd, tau, g = _broadcast(("q", q, 1), ("qd", qd, 1), ("tau", tau, 1), ("gravity", g, 1))
     aligned = _aligned(tree)
     q_, qd_, tau_, g_ = _rows(q, qd, tau, g)
+    if q_.shape[0] == 0:                               # an empty batch: an empty answer
+        return np.zeros(qd.shape)
     if method == "auto":
         method = "aba" if nv >= _ABA_FROM_DOF and q_.shape[0] > _WORLD_STATES else "crba"
     if method == "crba" and q_.shape[0] <= _WORLD_STATES:     # a few states: in base coordinates
         frames = _frames(_world(aligned), q_)            # found once, for C and H
         C = _rnea_world(aligned, q_, qd_, np.zeros_like(qd_), g_, frames)
         H = _crba_world(aligned, q_, frames)
-        try:
-            return _solve_spd(H, (tau_ - C)[..., None])[..., 0].reshape(qd.shape)
-        except np.linalg.LinAlgError:
-            raise ValueError(_singular(tree, H, "the mass matrix H(q) is singular")) from None
+        return _solved(tree, H, tau_ - C).reshape(qd.shape)
     if method == "aba":
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             qdd = _in_blocks(functools.partial(_aba, aligned), (nv,), q_, qd_, tau_, g_, block=_aba_block(aligned))
         if not np.all(np.isfinite(qdd)):
             bad = ~np.all(np.isfinite(qdd), axis=-1)
@@ -183,10 +182,20 @@ def forward_dynamics(tree, q, qd, tau, gravity=_G, method="auto") -> np.ndarray:
     C = _in_blocks(lambda q, qd, g, arena: _rnea(aligned, q, qd, np.zeros_like(qd), g, arena), (nv,), q_, qd_, g_,
                    block=_rnea_block(aligned))
     H = _in_blocks(functools.partial(_crba, aligned), (nv, nv), q_, block=_crba_block(aligned))
+    return _solved(tree, H, tau_ - C).reshape(qd.shape)
+
+
+def _solved(tree: Tree, H: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """qdd of H qdd = rhs, or the singular-tree error: H not positive definite, or so near
+    singular that qdd overflows (a body of 1e-300 kg: inf, where the ABA's D_i = 0 is refused)."""
     try:
-        return _solve_spd(H, (tau_ - C)[..., None])[..., 0].reshape(qd.shape)
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            qdd = _solve_spd(H, rhs[..., None])[..., 0]
     except np.linalg.LinAlgError:
         raise ValueError(_singular(tree, H, "the mass matrix H(q) is singular")) from None
+    if not np.all(np.isfinite(qdd)):
+        raise ValueError(_singular(tree, H, "the mass matrix H(q) is singular (qdd overflows)"))
+    return qdd
 
 
 def _singular(tree: Tree, H: np.ndarray, what: str) -> str:

@@ -115,6 +115,8 @@ def inverse_dynamics(tree, q, qd, qdd, gravity=_G) -> np.ndarray:
     q, qd, qdd, g = _broadcast(("q", q, 1), ("qd", qd, 1), ("qdd", qdd, 1), ("gravity", g, 1))
     rows = _rows(q, qd, qdd, g)
     aligned = _aligned(tree)
+    if rows[0].shape[0] == 0:                          # an empty batch: an empty answer
+        return np.zeros(qd.shape)
     if rows[0].shape[0] <= _WORLD_STATES:
         return _rnea_world(aligned, *rows).reshape(qd.shape)
     tau = _in_blocks(functools.partial(_rnea, aligned), (nv,), *rows, block=_rnea_block(aligned))

@@ -382,3 +382,22 @@ def test_an_axis_replaced_is_checked_like_a_new_one():
     with pytest.raises(ValueError, match=r"^pitch: expected"):
         sb.Axis._make(([0, 0, 0], [0, 0, 1], np.nan))
     assert float(axis._replace(pitch=0.5).pitch) == 0.5
+
+
+def test_forward_dynamics_refuses_a_mass_so_small_that_qdd_overflows_by_every_method():
+    """Before: [inf] by the CRBA (the default), while the ABA refused the same tree."""
+    tiny = sb.Tree([-1], [np.eye(6)], [[0, 0, 1.0, 0, 0, 0]], [sb.spatial_inertia(1e-300, [0.5, 0, 0], np.zeros((3, 3)))])
+    for method in ("auto", "crba", "aba"):
+        with pytest.raises(ValueError, match=r"^tree: expected bodies with mass along every joint"):
+            sb.forward_dynamics(tiny, [0.0], [0.0], [1e10], method=method)
+
+
+def test_an_empty_batch_of_states_gives_an_empty_answer():
+    """Batch axes may have length 0 (as mass_matrix already allowed); before, inverse and forward
+    dynamics (CRBA) gave numpy's "cannot reshape array of size 0"."""
+    door = sb.Tree([-1], [np.eye(6)], [[0, 0, 1.0, 0, 0, 0]], [sb.spatial_inertia(2.0, [0.4, 0, 0], np.eye(3) * 0.1)])
+    none = np.zeros((0, 1))
+    assert sb.inverse_dynamics(door, none, [0.0], [0.0]).shape == (0, 1)
+    for method in ("auto", "crba", "aba"):
+        assert sb.forward_dynamics(door, none, [0.0], [0.0], method=method).shape == (0, 1)
+    assert sb.mass_matrix(door, none).shape == (0, 1, 1)
