@@ -401,3 +401,13 @@ def test_an_empty_batch_of_states_gives_an_empty_answer():
     for method in ("auto", "crba", "aba"):
         assert sb.forward_dynamics(door, none, [0.0], [0.0], method=method).shape == (0, 1)
     assert sb.mass_matrix(door, none).shape == (0, 1, 1)
+
+
+def test_a_step_too_large_to_take_names_qd_and_dt():
+    """Before: integrate and rk4_step returned q all NaN for |omega dt| near 1e154 and more."""
+    free = sb.Tree([-1], [np.eye(6)], [np.zeros(6)], [sb.spatial_inertia(1.0, [0, 0, 0], np.eye(3))], kinds=["free"])
+    q, qd = [0, 0, 0, 1, 0, 0, 0], [1e100, 0, 0, 1e100, 0, 0]
+    for call in (lambda: sb.integrate(free, q, qd, 1e100),
+                 lambda: sb.rk4_step(free, q, qd, lambda t, q, qd: np.zeros(np.shape(qd)), 1e100)):
+        with pytest.raises(ValueError, match=r"^qd, dt: expected a step with every \|qd_i dt\| at most"):
+            call()
