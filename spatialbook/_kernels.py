@@ -34,3 +34,17 @@ def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
     b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
     return np.stack((a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0), axis=-1)
+
+
+def _largest(v: np.ndarray) -> np.ndarray:
+    """max |v_i| along the last axis (keepdims): zero exactly for the zero vector, whatever the
+    magnitude of the others (|v| of 1e-200 components underflows to 0)."""
+    return np.max(np.abs(v), axis=-1, keepdims=True)
+
+
+def _normalised(v: np.ndarray, largest: np.ndarray) -> np.ndarray:
+    """v / |v| along the last axis, to rounding at any magnitude: scaled by ``largest``
+    (:func:`_largest`, non-zero) first, so that |v|^2 neither underflows nor overflows (1e-160
+    components gave a "unit" vector of length 1.006)."""
+    u = v / largest
+    return u / np.sqrt(np.einsum("...i,...i->...", u, u))[..., None]

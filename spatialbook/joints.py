@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._checks import _numbers, batch_shape, as_array, as_vector3, as_vector6
-from ._kernels import _cross
+from ._kernels import _cross, _largest, _normalised
 
 
 def revolute_axis(axis, hinge_point, reference_point) -> np.ndarray:
@@ -27,10 +27,10 @@ def revolute_axis(axis, hinge_point, reference_point) -> np.ndarray:
     x_O = as_vector3("hinge_point", hinge_point)
     x_P = as_vector3("reference_point", reference_point)
     batch_shape(("axis", n, 1), ("hinge_point", x_O, 1), ("reference_point", x_P, 1))
-    norm = np.linalg.norm(n, axis=-1, keepdims=True)
-    if np.any(norm == 0):
+    largest = _largest(n)
+    if np.any(largest == 0):
         raise ValueError("axis: expected a non-zero direction for the hinge")
-    n = n / norm
+    n = _normalised(n, largest)
     lin = _cross(n, x_P - x_O)
     return np.concatenate((np.broadcast_to(n, lin.shape), lin), axis=-1)
 

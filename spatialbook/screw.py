@@ -8,7 +8,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._checks import MAX_MAGNITUDE, _allclose, _numbers, _show, batch_shape, as_vector3, as_vector6
-from ._kernels import _cross
+from ._kernels import _cross, _largest, _normalised
 
 
 class _AxisFields(NamedTuple):
@@ -127,16 +127,20 @@ def _axis_of(name: str, a: np.ndarray, b: np.ndarray) -> Axis:
     Offset to the axis a x b / |a|^2, pitch a . b / |a|^2, direction a/|a|; where a = 0 the
     axis is at infinity: pitch inf, direction b/|b|.
     """
-    aa = np.einsum("...i,...i->...", a, a)
-    bb = np.einsum("...i,...i->...", b, b)
-    if np.any((aa == 0) & (bb == 0)):
+    la, lb = _largest(a), _largest(b)                  # a scaled by its largest entry: |a|^2 of
+    if np.any((la == 0) & (lb == 0)):                  # 1e-160 entries would underflow
         raise ValueError(f"{name}: expected a non-zero 6-vector (the all-zero one has no axis)")
-    regular = aa > 0
-    safe = np.where(regular, aa, 1.0)
-    point = np.where(regular[..., None], _cross(a, b) / safe[..., None], 0.0)
-    pitch = np.where(regular, np.einsum("...i,...i->...", a, b) / safe, np.inf)
-    unit_a = a / np.sqrt(safe)[..., None]
-    unit_b = b / np.sqrt(np.where(bb > 0, bb, 1.0))[..., None]
+    regular = la[..., 0] > 0
+    la_safe = np.where(la > 0, la, 1.0)
+    ua = a / la_safe                                   # a = la ua, |ua| between 1 and sqrt(3)
+    uu = np.einsum("...i,...i->...", ua, ua)
+    scale = np.where(regular, uu * la_safe[..., 0], 1.0)                    # |a|^2 / la
+    with np.errstate(over="ignore"):                   # (an axis beyond 1e308 m: inf, as it should)
+        point = np.where(regular[..., None], _cross(ua, b) / scale[..., None], 0.0)
+        pitch = np.where(regular, np.einsum("...i,...i->...", ua, b) / scale, np.inf)
+    unit_a = ua / np.sqrt(np.where(regular, uu, 1.0))[..., None]
+    with np.errstate(invalid="ignore"):                # (b = 0 where a is regular: not used)
+        unit_b = _normalised(b, np.where(lb > 0, lb, 1.0))
     direction = np.where(regular[..., None], unit_a, unit_b)
     return tuple.__new__(Axis, (point, direction, pitch))   # computed here: no re-check
 

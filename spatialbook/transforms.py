@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._kernels import _cross, _skew, _vee
+from ._kernels import _cross, _largest, _normalised, _skew, _vee
 from ._checks import _allclose, _scale, batch_shape, as_array, as_matrix6, as_rotation, as_scalar, as_vector3, as_vector6
 
 
@@ -107,10 +107,10 @@ def rotation_from_quaternion(quaternion) -> np.ndarray:
     True
     """
     q = as_array("quaternion", quaternion, (4,))
-    norm = np.linalg.norm(q, axis=-1, keepdims=True)
-    if np.any(norm == 0):
+    largest = _largest(q)
+    if np.any(largest == 0):
         raise ValueError("quaternion: expected a non-zero quaternion [w, x, y, z]")
-    w, x, y, z = np.moveaxis(q / norm, -1, 0)
+    w, x, y, z = np.moveaxis(_normalised(q, largest), -1, 0)
     R = np.empty(q.shape[:-1] + (3, 3))
     R[..., 0, 0], R[..., 0, 1], R[..., 0, 2] = 1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)
     R[..., 1, 0], R[..., 1, 1], R[..., 1, 2] = 2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)

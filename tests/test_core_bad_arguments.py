@@ -411,3 +411,16 @@ def test_a_step_too_large_to_take_names_qd_and_dt():
                  lambda: sb.rk4_step(free, q, qd, lambda t, q, qd: np.zeros(np.shape(qd)), 1e100)):
         with pytest.raises(ValueError, match=r"^qd, dt: expected a step with every \|qd_i dt\| at most"):
             call()
+
+
+@pytest.mark.parametrize("scale", [1e-161, 1e-200, 1e90])
+def test_vectors_of_any_magnitude_are_normalised_to_rounding(scale):
+    """Before: |v|^2 underflowed, so 1e-161 components gave R^T R - E = 0.015, an axis of
+    length 1.006, a screw direction of 1.0000056; 1e-200 ones were refused as zero."""
+    quat = np.array([1.0, 1.0, 0.0, 0.3])
+    R = sb.rotation_from_quaternion(scale * quat)
+    np.testing.assert_allclose(R, sb.rotation_from_quaternion(quat), atol=1e-15)
+    axis = sb.revolute_axis(scale * np.array([0.0, 1.0, 1.0]), [0, 0, 0], [1.0, 0, 0])
+    np.testing.assert_allclose(axis, sb.revolute_axis([0.0, 1.0, 1.0], [0, 0, 0], [1.0, 0, 0]), atol=1e-15)
+    direction = sb.screw_axis([scale, scale, 0, 0, 0, 1.0]).direction    # omega = scale (1, 1, 0)
+    np.testing.assert_allclose(direction, [2 ** -0.5, 2 ** -0.5, 0], atol=1e-15)
