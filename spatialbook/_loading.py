@@ -19,11 +19,13 @@ AXIS_TOL = 1e-6
 
 def _unit_axis(where: str, axis) -> np.ndarray:
     n = np.asarray(axis, dtype=float)
-    length = float(np.linalg.norm(n))
+    largest = float(np.max(np.abs(n)))
+    unit = n / largest if largest > 0 else n          # scaled first: |n| of 1e308 entries overflows
+    length = largest * float(np.linalg.norm(unit))
     if length < AXIS_TOL:
         raise ValueError(f"{where}: expected a joint axis with a direction (non-zero), got {n.tolist()}; "
                          f"a joint that does not move should be fixed")
-    return n / length
+    return unit / np.linalg.norm(unit)
 
 
 def _motion_transform(R: np.ndarray, d) -> np.ndarray:
@@ -86,8 +88,8 @@ class _Builder:
                         joint_names=self.names, offsets=self.offsets)
         except ValueError as err:                         # name the source bodies of a refused inertia
             text = str(err)
-            if not text.startswith("inertias: inertias["):
-                raise
+            if not text.startswith("inertias: inertias["):   # the Tree's own words, said of the source
+                raise ValueError(f"{what}: the robot as read cannot make a Tree: {text}") from None
             i = int(text[len("inertias: inertias["):].split("]")[0])
             merged = ", ".join(repr(s) for s in self.sources[i])
             raise ValueError(f"{what}: the body moved by joint {self.names[i]!r} (made of {merged}, merged about its "

@@ -335,6 +335,13 @@ def test_float32_input_is_accepted_and_agrees_to_its_precision():
     close(sb.inverse_dynamics(t32, q.astype(np.float32), qd, qdd), sb.inverse_dynamics(tree, q, qd, qdd), rtol=1e-5)
 
 
+def test_a_loader_normalises_an_axis_of_huge_entries():
+    """Before: |axis| of 1e308 entries overflowed, and the zero axis left was refused with the
+    constructor's advice to mark a free joint with kinds, which from_urdf does not take."""
+    tree = sb.Tree.from_urdf(URDF_ONE.format(kind="revolute", axis="0 1e308 1e308", extra=""))
+    np.testing.assert_allclose(tree.axes[0], [0, 2 ** -0.5, 2 ** -0.5, 0, 0, 0], atol=1e-15)
+
+
 def test_axis_off_unit_by_1e7_is_refused_by_tree_with_advice_and_normalised_by_loaders():
     axis = np.array([0, 0, 1 + 1e-7, 0, 0, 0])
     with pytest.raises(ValueError, match=r"^axes: .*normalise it"):
@@ -399,6 +406,11 @@ BAD_LOADS = [
     (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="revolute", axis="0 0 1", extra="").replace(
         "</robot>", '<joint name="self" type="revolute"><parent link="arm"/><child link="arm"/></joint></robot>')),
      r"^source: joint 'self': expected a child link other than its parent"),
+    # what the Tree refuses is said of the source, not of the constructor's fields alone
+    (lambda: sb.Tree.from_urdf(URDF_ONE.replace('value="2"', 'value="1e150"').format(kind="revolute", axis="0 0 1", extra="")),
+     r"^source: the robot as read cannot make a Tree: inertias: expected finite numbers"),
+    (lambda: sb.Tree.from_urdf(URDF_ONE.replace('"shoulder"', '"root_joint"').format(kind="revolute", axis="0 0 1", extra=""), floating_base=True),
+     r"^source: the robot as read cannot make a Tree: joint_names: expected distinct names"),
 ]
 
 
