@@ -85,6 +85,8 @@ def _refuse_unknown(where: str, element, allowed: set) -> None:
 
 
 def _read_urdf(source):
+    if isinstance(source, str):                       # a byte-order mark before XML text: text, not a path
+        source = source.lstrip("\ufeff") if source.lstrip("\ufeff").lstrip().startswith("<") else source
     if isinstance(source, (str, os.PathLike)) and not (isinstance(source, str) and source.lstrip().startswith("<")):
         try:
             with open(source, "rb") as f:                # bytes: the XML declaration names the encoding

@@ -335,6 +335,12 @@ def test_float32_input_is_accepted_and_agrees_to_its_precision():
     close(sb.inverse_dynamics(t32, q.astype(np.float32), qd, qdd), sb.inverse_dynamics(tree, q, qd, qdd), rtol=1e-5)
 
 
+def test_urdf_text_after_a_byte_order_mark_is_read_as_text():
+    """Before: read as a file path ("cannot read ... No such file or directory")."""
+    tree = sb.Tree.from_urdf("\ufeff" + URDF_ONE.format(kind="revolute", axis="0 0 1", extra=""))
+    assert tree.joint_names == ("shoulder",)
+
+
 def test_a_loader_normalises_an_axis_of_huge_entries():
     """Before: |axis| of 1e308 entries overflowed, and the zero axis left was refused with the
     constructor's advice to mark a free joint with kinds, which from_urdf does not take."""
