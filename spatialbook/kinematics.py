@@ -157,7 +157,7 @@ def _check_frame(frame) -> str:
 
 def _check_placement(placement) -> np.ndarray:
     X = _check_plucker("placement", placement)
-    if not np.allclose(X[..., :3, 3:], 0.0, atol=1e-12 * max(1.0, float(np.max(np.abs(X))))):
+    if not np.allclose(X[..., :3, 3:], 0.0, atol=1e-12 * max(1.0, float(np.max(np.abs(X), initial=0.0)))):
         raise ValueError("placement: expected a motion transform (upper-right block 0), got a force transform")
     return X
 

@@ -401,6 +401,7 @@ def test_an_empty_batch_of_states_gives_an_empty_answer():
     for method in ("auto", "crba", "aba"):
         assert sb.forward_dynamics(door, none, [0.0], [0.0], method=method).shape == (0, 1)
     assert sb.mass_matrix(door, none).shape == (0, 1, 1)
+    assert sb.jacobian(door, [0.0], 0, frame="mixed", placement=np.zeros((0, 6, 6))).shape == (0, 6, 1)
 
 
 def test_a_step_too_large_to_take_names_qd_and_dt():
