@@ -9,6 +9,7 @@ labels change length); and it must show the same numbers as the wide layout.
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from matplotlib.text import Text
 from matplotlib.transforms import Bbox
@@ -65,9 +66,17 @@ def test_narrow_layout_fits_a_phone_column(name):
 
 
 def test_narrow_must_be_a_bool():
+    """frames(narrow="x") used to take any truthy value, and numpy's True was refused."""
     cls = EXPERIMENTS["kinetic_energy"]
-    with pytest.raises(ValueError, match="narrow must be True or False"):
+    with pytest.raises(ValueError, match=r"^narrow: expected True or False"):
         cls(narrow="yes")
+    exp = cls(narrow=np.bool_(False))
+    try:
+        assert exp.narrow is False
+        with pytest.raises(ValueError, match=r"^narrow: expected True or False"):
+            exp.frames(values=[0.0], narrow="x")
+    finally:
+        exp.close()
 
 
 def test_static_player_carries_the_phone_frames_and_the_settings():

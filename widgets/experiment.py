@@ -78,8 +78,9 @@ class Experiment:
     frame_compress_level = 6                 # full-quality PNG for frames
 
     def __init__(self, *, narrow: bool = False, **values: Any) -> None:
-        if not isinstance(narrow, bool):
-            raise ValueError(f"{type(self).__name__}: narrow must be True or False, got {narrow!r}")
+        if not isinstance(narrow, (bool, np.bool_)):
+            raise ValueError(f"narrow: expected True or False ({type(self).__name__}), got {narrow!r:.40}")
+        narrow = bool(narrow)
         #: laid out for a phone's column (panels stacked, see widgets/_narrow.py)
         self.narrow = narrow
         self._specs = {c.name: c for c in self.CONTROLS}
