@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from ._kernels import _largest, _normalised
 from .inertia import _assemble
 from .transforms import _motion_blocks
 
@@ -19,13 +20,12 @@ AXIS_TOL = 1e-6
 
 def _unit_axis(where: str, axis) -> np.ndarray:
     n = np.asarray(axis, dtype=float)
-    largest = float(np.max(np.abs(n)))
-    unit = n / largest if largest > 0 else n          # scaled first: |n| of 1e308 entries overflows
-    length = largest * float(np.linalg.norm(unit))
+    largest = _largest(n)                             # scaled first: |n| of 1e308 entries overflows
+    length = float(largest[0] * np.linalg.norm(n / largest)) if largest[0] > 0 else 0.0
     if length < AXIS_TOL:
         raise ValueError(f"{where}: expected a joint axis with a direction (non-zero), got {n.tolist()}; "
                          f"a joint that does not move should be fixed")
-    return unit / np.linalg.norm(unit)
+    return _normalised(n, largest)
 
 
 def _motion_transform(R: np.ndarray, d) -> np.ndarray:

@@ -138,10 +138,8 @@ def integrate(tree, q, qd, dt) -> np.ndarray:
     dt = as_scalar("dt", dt)
     batch = batch_shape(("q", q, 1), ("qd", qd, 1), ("dt", dt, 0))
     _check_step(qd, dt)
-    with np.errstate(over="ignore", invalid="ignore"):
-        out = _integrate(tree, np.broadcast_to(q, batch + q.shape[-1:]), np.broadcast_to(qd, batch + qd.shape[-1:]),
-                         np.broadcast_to(dt, batch))
-    return _finite_step(out)
+    return _integrate(tree, np.broadcast_to(q, batch + q.shape[-1:]), np.broadcast_to(qd, batch + qd.shape[-1:]),
+                      np.broadcast_to(dt, batch))
 
 
 #: the largest |qd_i dt| a step takes: the squares of a turn's angle must not overflow
@@ -149,19 +147,20 @@ _MAX_STEP = 1e150
 
 
 def _check_step(qd: np.ndarray, h: np.ndarray) -> None:
+    """A step with |qd_i dt| at most 1e150 (then a turn's angle squared stays finite), else a
+    ValueError naming qd and dt (q came back all NaN from 1e154)."""
     with np.errstate(over="ignore", invalid="ignore"):
         worst = np.max(np.abs(qd * np.asarray(h)[..., None]), initial=0.0)
     if not worst <= _MAX_STEP:
         raise ValueError(f"qd, dt: expected a step with every |qd_i dt| at most {_MAX_STEP:g}, got {worst:.3g}")
 
 
-def _finite_step(*arrays):
-    """The step's result, or a ValueError where it overflowed (|qd dt| of 1e154 and more: the
-    angle of a free joint's turn squared is inf, and its quaternion NaN)."""
-    if not all(np.all(np.isfinite(a)) for a in arrays):
+def _check_finite(q: np.ndarray, qd: np.ndarray) -> None:
+    """An RK4 step whose stages grew past what a step can take (a huge acceleration times dt)
+    overflows to inf or NaN: a ValueError naming qd and dt rather than that result."""
+    if not (np.all(np.isfinite(q)) and np.all(np.isfinite(qd))):
         raise ValueError("qd, dt: expected a step that stays finite, got one so large (|qd dt|) that "
                          "the new configuration overflows")
-    return arrays[0] if len(arrays) == 1 else arrays
 
 
 _ENTRIES: dict = {}
@@ -348,4 +347,5 @@ def rk4_step(tree, q, qd, acceleration, dt, t=0.0) -> tuple[np.ndarray, np.ndarr
     with np.errstate(over="ignore", invalid="ignore"):
         q_new = _integrate(tree, q, (k1 + 2.0 * k2 + 2.0 * k3 + k4) / 6.0, h)
         qd_new = qd + hh * (a1 + 2.0 * a2 + 2.0 * a3 + a4) / 6.0
-    return _finite_step(q_new, qd_new)
+    _check_finite(q_new, qd_new)
+    return q_new, qd_new

@@ -38,8 +38,8 @@ def _floats(where: str, element, attribute: str, default: str, count: int) -> np
 
 #: the attributes of the elements read for the dynamics: any other is a misspelling (a silent
 #: default would be a wrong number: <axis XYZ="0 0 1"/> read as the default x axis)
-_ATTRIBUTES = {"origin": {"xyz", "rpy"}, "mass": {"value"},
-               "inertia": {"ixx", "ixy", "ixz", "iyy", "iyz", "izz"}, "axis": {"xyz"},
+_MOMENTS = ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
+_ATTRIBUTES = {"origin": {"xyz", "rpy"}, "mass": {"value"}, "inertia": set(_MOMENTS), "axis": {"xyz"},
                "parent": {"link"}, "child": {"link"}, "dynamics": {"damping", "friction"}}
 
 
@@ -85,16 +85,16 @@ def _refuse_unknown(where: str, element, allowed: set) -> None:
 
 
 def _read_urdf(source):
-    if isinstance(source, str):                       # a byte-order mark before XML text: text, not a path
-        source = source.lstrip("\ufeff") if source.lstrip("\ufeff").lstrip().startswith("<") else source
-    if isinstance(source, (str, os.PathLike)) and not (isinstance(source, str) and source.lstrip().startswith("<")):
+    # XML text, after a byte-order mark too, or else a path
+    is_text = isinstance(source, str) and source.lstrip("\ufeff").lstrip().startswith("<")
+    if isinstance(source, (str, os.PathLike)) and not is_text:
         try:
             with open(source, "rb") as f:                # bytes: the XML declaration names the encoding
                 text = f.read()
         except OSError as err:
             raise ValueError(f"source: expected a URDF file path or XML text, cannot read {str(source)!r:.80}: {err.strerror}") from None
-    elif isinstance(source, str):
-        text = source
+    elif is_text:
+        text = source.lstrip("\ufeff")
     else:
         raise ValueError(f"source: expected a URDF file path or XML text, got a {type(source).__name__}")
     try:
@@ -130,8 +130,8 @@ def read_urdf(source, make, floating_base=False, mimic="refuse", balance_inertia
         _refuse_unknown(where, inertial, {"origin", "mass", "inertia"})
         R, com = _origin(where, inertial)
         mass = float(_floats(where, _required(where, inertial, "mass", ("value",)), "value", "0", 1)[0])
-        el = _required(where, inertial, "inertia", ("ixx", "ixy", "ixz", "iyy", "iyz", "izz"))
-        xx, xy, xz, yy, yz, zz = (float(_floats(where, el, k, "0", 1)[0]) for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz"))
+        el = _required(where, inertial, "inertia", _MOMENTS)
+        xx, xy, xz, yy, yz, zz = (float(_floats(where, el, k, "0", 1)[0]) for k in _MOMENTS)
         I = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])  # checked once merged into its Tree body
         if mass < 0:
             raise ValueError(f"source: link {name!r}: expected a non-negative <mass value=...>, got {mass!r}")

@@ -37,6 +37,13 @@ import matplotlib
 
 from .limits import freeze_tick_room
 
+
+def checked_narrow(narrow) -> bool:
+    """``narrow`` as a bool: True or False (numpy's too), else a ValueError naming it."""
+    if not isinstance(narrow, (bool, np.bool_)):
+        raise ValueError(f"narrow: expected True or False, got {narrow!r:.40}")
+    return bool(narrow)
+
 #: matplotlib before 3.11 (Pyodide's 3.8.4, live mode): see :func:`tight_box`
 _OLD_MATPLOTLIB = tuple(int(x) for x in matplotlib.__version__.split(".")[:2]) < (3, 11)
 

@@ -35,7 +35,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from . import players
-from ._narrow import fit_wide_layout, narrow_layout
+from ._narrow import checked_narrow, fit_wide_layout, narrow_layout
 from .blit import BlitFigure
 from .controls import Player, assign
 from .jupyter import JupyterView
@@ -78,9 +78,7 @@ class Experiment:
     frame_compress_level = 6                 # full-quality PNG for frames
 
     def __init__(self, *, narrow: bool = False, **values: Any) -> None:
-        if not isinstance(narrow, (bool, np.bool_)):
-            raise ValueError(f"narrow: expected True or False ({type(self).__name__}), got {narrow!r:.40}")
-        narrow = bool(narrow)
+        narrow = checked_narrow(narrow)
         #: laid out for a phone's column (panels stacked, see widgets/_narrow.py)
         self.narrow = narrow
         self._specs = {c.name: c for c in self.CONTROLS}

@@ -6,8 +6,7 @@ from __future__ import annotations
 import contextlib
 from typing import Sequence
 
-import numpy as np
-
+from ._narrow import checked_narrow
 from .controls import Choice
 from .readouts import plain
 from .style import WIDE_MIN_SCALE
@@ -55,9 +54,7 @@ def frames(exp: "Experiment", control: str | None = None, values: Sequence | Non
            narrow: bool = False) -> list[bytes]:
     """Full-quality PNG bytes, one per value of ``control``; ``narrow=True``: the same frames
     in the phone layout, drawn by a narrow twin at ``exp``'s current values."""
-    if not isinstance(narrow, (bool, np.bool_)):
-        raise ValueError(f"narrow: expected True or False, got {narrow!r:.40}")
-    if narrow:
+    if checked_narrow(narrow):
         twin = type(exp)(narrow=True, **exp.values())
         try:
             return frames(twin, control, values)
