@@ -154,7 +154,7 @@ def random_value(c, rng):
 #: ``change`` event), the next one only once that change's frame is painted (the root's
 #: ``data-sb-updates`` attribute, seen by a MutationObserver) and ``gap`` ms have passed
 JS_DRIVE = """async ([root, name, values, gap]) => {
-  const live = root.sbLive;
+  const live = root.sbLive, set = %s;
   const painted = (n) => new Promise((resolve) => {
     if (live.updates > n && !live.busy) { resolve(); return; }
     const obs = new MutationObserver(() => {
@@ -163,19 +163,11 @@ JS_DRIVE = """async ([root, name, values, gap]) => {
   });
   for (const v of values) {
     const n = live.updates;
-    const inp = live.inputs[name];
-    if (inp.spec.kind === 'slider') {
-      inp.el.value = String(v);
-      inp.el.dispatchEvent(new Event('input', {bubbles: true}));
-    } else {
-      const r = inp.el.querySelectorAll('input[type=radio]')[inp.spec.options.indexOf(v)];
-      r.checked = true;
-      r.dispatchEvent(new Event('change', {bubbles: true}));
-    }
+    set([root, {[name]: v}]);                  // test_live's JS_SET: the control's own event
     await painted(n);
     await new Promise((resolve) => setTimeout(resolve, gap));
   }
-}"""
+}""" % JS_SET
 
 
 def control_values(c, current, changes: int, rng) -> list:
