@@ -81,7 +81,7 @@ def _refuse_unknown(where: str, element, allowed: set) -> None:
             continue
         if child.tag not in allowed and child.tag not in _IGNORED.get(element.tag, set()):
             raise ValueError(f"{where}: unsupported tag <{child.tag}> (it may change the dynamics, so it is not "
-                             f"skipped); supported: {sorted(allowed)}, ignored: {sorted(_IGNORED.get(element.tag, ()))}")
+                             f"skipped); expected one of {sorted(allowed)}, or one of the ignored {sorted(_IGNORED.get(element.tag, ()))}")
 
 
 def _read_urdf(source):
@@ -149,7 +149,7 @@ def read_urdf(source, make, floating_base=False, mimic="refuse", balance_inertia
                              f"Tree has independent joints only: pass mimic=\"independent\" to load it as an "
                              f"ordinary joint (Pinocchio's default), or make it fixed in the file")
         if kind not in ("revolute", "continuous", "prismatic", "fixed", "floating"):
-            raise ValueError(f"{where} has type {kind!r}; supported: revolute, continuous, prismatic, fixed, floating")
+            raise ValueError(f"{where} has type {kind!r}; expected one of revolute, continuous, prismatic, fixed, floating")
         _refuse_unknown(where, joint, {"parent", "child", "origin", "axis", "dynamics", "mimic"})
         for tag in ("parent", "child", "axis", "dynamics"):
             _refuse_attributes(where, joint.find(tag))
