@@ -197,6 +197,23 @@ def test_experiment_command_refuses_an_unknown_name(capsys):
     assert run_tests.main(["--experiment"]) == 2
 
 
+@pytest.mark.parametrize("argv", [["--help"], ["-h"], ["--bogus"], ["--fast", "--verbose"]])
+def test_help_and_unknown_options_run_no_stage(monkeypatch, capsys, argv):
+    """`--help` prints the runner's description and an unknown option is refused (exit 2):
+    neither may start `make test`'s stages (a `--help` once ran all of them)."""
+    def never(*a, **k):
+        raise AssertionError("a stage was started")
+    monkeypatch.setattr(run_tests, "run_serial", never)
+    monkeypatch.setattr(run_tests, "run_lanes", never)
+    monkeypatch.setattr(run_tests, "run_experiment", never)
+    code = run_tests.main(argv)
+    out = capsys.readouterr()
+    if argv[0] in ("--help", "-h"):
+        assert code == 0 and "Run every test of the project" in out.out
+    else:
+        assert code == 2 and "unknown argument" in out.err and argv[-1] in out.err
+
+
 def test_experiment_selects_the_right_tests():
     """The selection, collected for real: its own physics tests, the registry-wide tests with its
     name, the README-table check; no other experiment's cases."""

@@ -225,3 +225,22 @@ def test_chinese_check_fails_on_an_untranslated_figure_string():
     after = EXPERIMENTS["power_split"]()
     assert after._encode(6) == png
     after.close()
+
+
+@pytest.mark.parametrize("name", sorted(EXPERIMENTS))
+def test_every_text_beside_the_figure_has_a_chinese_translation(name):
+    """The texts live mode and the Chinese pages show beside the figure (its title, alt text,
+    control labels, hints and options, readout labels, the reasons a control is off), from the
+    experiment's class: each needs its entry in book/locale/zh_CN/code_strings.po.  Selected by
+    ``make test-experiment NAME=<name>`` (the figure's own texts are checked above)."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
+    import zh_strings
+
+    entries, _, _ = zh_strings.load()
+    missing = sorted(t for t, names in zh_strings._experiment_strings().items()
+                     if name in names and not entries.get(t))
+    assert not missing, (f"{name}: no Chinese for {missing}: run .venv/bin/python "
+                         f"tools/zh_strings.py update, translate, then its import and check")

@@ -184,8 +184,14 @@ if __name__ == "__main__":
     table = {key(n, w): drawn(n, w) for n, w in CASES}
     if sys.argv[1:] == ["--write"]:
         rows = {k: summary(v) for k, v in table.items()}
+        before = json.loads(STORED.read_text(encoding="utf-8")) if STORED.exists() else {}
         STORED.write_text("{\n" + ",\n".join(f"{json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}"
                                               for k, v in rows.items()) + "\n}\n", encoding="utf-8")
+        added = sorted(set(rows) - set(before))
+        changed = sorted(k for k in set(rows) & set(before) if rows[k] != before[k])
+        gone = sorted(set(before) - set(rows))
+        print(f"{STORED.name}: {len(rows)} entries written; added {added or 'none'}, "
+              f"changed {changed or 'none'}, removed {gone or 'none'}")
     else:
         json.dump(table, sys.stdout, indent=1, ensure_ascii=False)
         sys.stdout.write("\n")

@@ -374,8 +374,21 @@ def run_experiment(name: str, env: dict) -> int:
     return rc
 
 
+#: the options main() takes (anything else is refused, not run as a whole `make test`)
+OPTIONS = ("--fast", "--serial", "--from", "--experiment")
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if "-h" in argv or "--help" in argv:
+        print(__doc__)
+        return 0
+    unknown = [a for i, a in enumerate(argv) if a not in OPTIONS
+               and (i == 0 or argv[i - 1] not in ("--from", "--experiment"))]
+    if unknown:
+        print(f"run_tests: unknown argument(s) {unknown}: expected none (every stage, as `make test`), "
+              f"or {', '.join(OPTIONS)} (see --help)", file=sys.stderr)
+        return 2
     if "--experiment" in argv:
         i = argv.index("--experiment")
         if i + 1 >= len(argv):

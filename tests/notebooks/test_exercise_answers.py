@@ -236,7 +236,9 @@ def leaks(nb, stem: str = "") -> list[str]:
 @pytest.mark.parametrize("path", CHAPTERS, ids=[p.stem for p in CHAPTERS])
 def test_no_answer_box_is_shown_above_it(path):
     nb = nbformat.read(path, as_version=4)
-    assert answer_boxes(nb), f"{path.name}: no answer box found (has the markup changed?)"
+    assert answer_boxes(nb), (
+        f"{path.name}: no answer box found: every chapter needs at least one exercise with an "
+        f"answer box (see an existing chapter's exercises), or the box's markup has changed")
     problems = leaks(nb, path.stem)
     assert not problems, f"{path.relative_to(ROOT)}:\n  " + "\n  ".join(problems)
 

@@ -10,7 +10,7 @@ import copy
 import nbformat
 import pytest
 
-from nbcheck import ROOT, chapter_notebooks, check_file, expression_problems, output_problems
+from nbcheck import BOOK, ROOT, chapter_notebooks, check_file, expression_problems, output_problems
 
 CHAPTERS = chapter_notebooks()
 
@@ -21,8 +21,14 @@ def test_chapter_has_stored_outputs(path):
     assert not problems, f"{path.relative_to(ROOT)}:\n  " + "\n  ".join(problems)
 
 
-def test_fourteen_chapters_listed():
-    assert len(CHAPTERS) == 14
+def test_the_toc_lists_every_chapter_notebook_and_only_those():
+    on_disk = sorted((BOOK / "chapters").glob("*.ipynb"))
+    listed = sorted(CHAPTERS)
+    assert listed == on_disk, (
+        f"book/_toc.yml and book/chapters/ disagree: not in the toc "
+        f"{[p.name for p in on_disk if p not in listed]}, listed but missing "
+        f"{[p.name for p in listed if p not in on_disk]}")
+    assert len(CHAPTERS) >= 14                  # the book's fourteen chapters at least
 
 
 def _executed_notebook():
