@@ -33,6 +33,8 @@ from widgets import EXPERIMENTS, PowerSplit
 from widgets.controls import Player, Slider
 from widgets.parts import Bars, Curve
 from widgets.limits import fit_limit
+from matplotlib.figure import Figure
+from widgets.readouts import plain
 from widget_helpers import shared
 
 NAMES = list(EXPERIMENTS)
@@ -285,7 +287,7 @@ def corruptions_missed(exp, check, values: dict) -> tuple[list[str], int]:
                     bad = a.copy()
                     bad[index] *= factor
                     corrupted = _replaced(clean, path, bad if a.ndim else float(bad))
-                    exp.scene = lambda **v: corrupted
+                    exp._scene_of = lambda **v: corrupted    # the per-change path's scene
                     exp.update(live=False)
                     st = exp.state()
                     if _same(st, state) and np.array_equal(np.asarray(exp.canvas.buffer_rgba()), pixels):
@@ -297,7 +299,7 @@ def corruptions_missed(exp, check, values: dict) -> tuple[list[str], int]:
                         continue
                     missed.append(f"{'/'.join(map(str, path))}{list(index)} x {factor}")
     finally:
-        del exp.scene
+        del exp._scene_of
         exp.update(live=False)
     return missed, seen
 
@@ -366,6 +368,37 @@ def test_set_refuses_a_bad_value_naming_the_control(name, control, kind):
     assert exp.values() == before
     with pytest.raises(ValueError, match=rf"^{control}: expected "):
         EXPERIMENTS[name](**{control: bad})          # the constructor's keyword values too
+    if not isinstance(spec, Player):                 # the public scene and draw_on: the same checks
+        with pytest.raises(ValueError, match=rf"^{control}: expected "):
+            EXPERIMENTS[name].scene(**others, **{control: bad})
+        with pytest.raises(ValueError, match=rf"^{control}: expected "):
+            EXPERIMENTS[name].draw_on(Figure(), **{control: bad})
+
+
+def test_scene_and_draw_on_check_their_values_as_set_does():
+    """Before: scene and draw_on took anything: the biped at t_ms=-10 read out t = -0.01 s and
+    showed the pose of t = 1 s (a negative index wraps round), draw_on(omega=1e9) drew far
+    outside the slider's range, and a misspelt name, a text or a missing figure gave Python's
+    TypeError, numpy's ufunc error, a KeyError or an AttributeError from inside."""
+    from widgets import FloatingBiped
+    for call, message in (
+            (lambda: FloatingBiped.scene(t_ms=-10), r"^t_ms: expected a number from 0 to 1000"),
+            (lambda: FloatingBiped.draw_on(Figure(), t_ms=-10), r"^t_ms: expected a number"),
+            (lambda: PowerSplit.draw_on(Figure(), omega=1e9), r"^omega: expected a number from -3 to 3"),
+            (lambda: PowerSplit.scene(push_angle="x"), r"^push_angle: expected a number"),
+            (lambda: FloatingBiped.scene(pattern="zzz"), r"^pattern: expected one of \["),
+            (lambda: PowerSplit.draw_on(Figure(), banana=1), r"has no control 'banana': expected one of \["),
+            (lambda: PowerSplit.scene(banana=1), r"has no control 'banana': expected one of \["),
+            (lambda: FloatingBiped.scene(play=3), r"^play: expected a value of t_ms instead"),
+            (lambda: PowerSplit.draw_on(None), r"^fig: expected a matplotlib Figure"),
+            (lambda: PowerSplit.scene(0.1, 20.0, 1.0, 2.0), r"expected at most 3 values by position"),
+            (lambda: PowerSplit.scene(0.1, ref_x=0.2), r"^ref_x: expected one value")):
+        with pytest.raises(ValueError, match=message):
+            call()
+    # between the steps is fine (fits and curves sample there), and by position as by name
+    off_grid = plain(PowerSplit.scene(ref_x=0.1234, omega=-2.777)["numbers"])
+    assert off_grid == plain(PowerSplit.scene(0.1234, omega=-2.777)["numbers"])
+    assert off_grid == plain(PowerSplit._scene_of(ref_x=0.1234, omega=-2.777)["numbers"])
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -27,6 +27,8 @@ PNG -> ``JupyterView.show``.
 
 from __future__ import annotations
 
+import functools
+import inspect
 from numbers import Integral
 from typing import Any, Callable, Sequence
 
@@ -76,6 +78,36 @@ class Experiment:
     dpi = 100
     live_compress_level = 1                  # fast PNG for live updates
     frame_compress_level = 6                 # full-quality PNG for frames
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A subclass's ``scene`` becomes a checked one: ``cls.scene(**values)`` refuses what
+        ``set`` refuses (an unknown name, a value its control cannot take: ``ValueError``
+        naming the control), so a number outside a slider's range never gives a picture or a
+        number the experiment does not mean (a negative time index wraps round).  Range and
+        type are checked, not the step grid: fits and curves evaluate the scene between the
+        steps.  The function as written stays ``cls._scene_of``: the per-change path, whose
+        values come from the checked controls, calls that, and pays nothing."""
+        super().__init_subclass__(**kwargs)
+        own = cls.__dict__.get("scene")
+        if own is None:
+            return
+        fn = own.__func__ if isinstance(own, (staticmethod, classmethod)) else own
+        cls._scene_of = staticmethod(fn)
+        names = tuple(p.name for p in inspect.signature(fn).parameters.values()
+                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+
+        def scene(*args: Any, **values: Any) -> dict:
+            if len(args) > len(names):
+                raise ValueError(f"{cls.__name__}.scene: expected at most {len(names)} values by "
+                                 f"position ({', '.join(names)}), got {len(args)}")
+            for k, v in zip(names, args):
+                if k in values:
+                    raise ValueError(f"{k}: expected one value, got it by position and by name")
+                values[k] = v
+            return fn(**cls._scene_values(values))
+
+        functools.update_wrapper(scene, fn)
+        cls.scene = staticmethod(scene)
 
     def __init__(self, *, narrow: bool = False, **values: Any) -> None:
         narrow = checked_narrow(narrow)
@@ -183,7 +215,7 @@ class Experiment:
         self._drawn_values = values
         if not changed or not changed <= set(self.VIEW_CONTROLS):
             first = not self._scene
-            self._scene = self.scene(**values)
+            self._scene = self._scene_of(**values)      # checked as the controls were set
             self._scene_serial[0] += 1
             if first:                   # a misspelt declared key: said here, not deep in a draw
                 check_declared_keys(type(self), self._scene)
@@ -300,6 +332,9 @@ class Experiment:
     def draw_on(cls, fig: Figure, **values: Any) -> "Experiment":
         """Draw the scene for ``values`` once on a given figure, with no widgets and no
         blitting (used by the naive baseline of the benchmark and for one-off pictures)."""
+        if not isinstance(fig, Figure):
+            raise ValueError(f"fig: expected a matplotlib Figure, got {fig!r:.60}")
+        values = cls._scene_values(values)
         drawer = cls.__new__(cls)
         drawer._specs = {c.name: c for c in cls.CONTROLS}
         drawer._players = {c.name: c for c in cls.CONTROLS if isinstance(c, Player)}
@@ -307,7 +342,7 @@ class Experiment:
         build_parts(drawer, fig)
         defaults = {c.name: c.value for c in cls.CONTROLS if not isinstance(c, Player)}
         drawer._drawn_values = {**defaults, **values}
-        drawer._scene = cls.scene(**drawer._drawn_values)
+        drawer._scene = cls._scene_of(**drawer._drawn_values)
         cls._draw(drawer, drawer._scene)
         draw_parts(drawer, drawer._scene)
         drawer.blit.still()
@@ -319,6 +354,21 @@ class Experiment:
         except (KeyError, TypeError):
             raise ValueError(f"{type(self).__name__} has no control {name!r}: expected one of "
                              f"{sorted(self.controls)}") from None
+
+    @classmethod
+    def _scene_values(cls, values: dict) -> dict:
+        """``values`` for ``scene`` (no Play: it only drives its slider), each checked by its
+        control's spec; an unknown name or a Play's: ``ValueError`` listing the names."""
+        specs = {c.name: c for c in cls.CONTROLS if not isinstance(c, Player)}
+        for k in values:
+            if k not in specs:
+                player = next((c for c in cls.CONTROLS if c.name == k), None)
+                if player is not None:
+                    raise ValueError(f"{k}: expected a value of {player.target} instead (the Play "
+                                     f"only drives it; the scene does not take {k})")
+                raise ValueError(f"{cls.__name__} has no control {k!r}: expected one of "
+                                 f"{sorted(specs)}")
+        return {k: specs[k].check(v) for k, v in values.items()}
 
     def _checked(self, values: dict) -> dict:
         """``values`` with each checked by its control's spec (``ValueError`` naming the control)."""
