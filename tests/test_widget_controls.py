@@ -338,7 +338,8 @@ def _bad_control_values(spec) -> dict:
     if isinstance(spec, Slider):
         span = spec.max - spec.min
         bad.update({"above_max": spec.max + 0.5 * span, "below_min": spec.min - 0.5 * span, "nan": float("nan"),
-                    "inf": float("inf"), "huge": 1e308, "bool": True, "numbers_as_text": str(spec.value)})
+                    "inf": float("inf"), "huge": 1e308, "bool": True, "numbers_as_text": str(spec.value),
+                    "huge_int": 10 ** 400})             # float() of it: OverflowError
     elif isinstance(spec, Player):
         bad.update({"above_max": spec.max + spec.step, "below_min": spec.min - spec.step, "float": 0.5, "bool": True})
     else:                                            # a Choice
@@ -399,6 +400,27 @@ def test_scene_and_draw_on_check_their_values_as_set_does():
     off_grid = plain(PowerSplit.scene(ref_x=0.1234, omega=-2.777)["numbers"])
     assert off_grid == plain(PowerSplit.scene(0.1234, omega=-2.777)["numbers"])
     assert off_grid == plain(PowerSplit._scene_of(ref_x=0.1234, omega=-2.777)["numbers"])
+
+
+def test_a_huge_whole_number_is_refused_by_every_slider_and_by_set_scale():
+    """Before: Slider.check took float(value), so 10**400 raised OverflowError from every
+    slider of every experiment (set, the constructor, live mode's JSON); set_scale did too, and
+    took the text "2" and True (which the controls refuse) as numbers."""
+    for cls in EXPERIMENTS.values():
+        for spec in cls.CONTROLS:
+            if isinstance(spec, Slider):
+                with pytest.raises(ValueError, match=rf"^{spec.name}: expected a number from"):
+                    spec.check(10 ** 400)
+                with pytest.raises(ValueError, match=rf"^{spec.name}: expected a number from"):
+                    spec.check(-10 ** 400)
+    exp = _built("power_split")
+    before = exp.figure.dpi
+    for bad in (10 ** 400, "2", True, np.bool_(True), None, float("nan")):
+        with pytest.raises(ValueError, match=r"set_scale: scale must be a number from 1 to 4"):
+            exp.set_scale(bad)
+    assert exp.figure.dpi == before
+    with pytest.raises(ValueError, match=r"^omega: expected a number from -3 to 3"):
+        exp.set(omega=10 ** 400)
 
 
 @pytest.mark.parametrize("name", NAMES)

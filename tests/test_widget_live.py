@@ -165,5 +165,9 @@ def test_live_draws_sharp_frames_for_a_2x_screen(narrow):
     a = a[:h, :w].reshape(h // 4, 4, w // 4, 4, 3).mean(axis=(1, 3))
     b = b[:2 * h, :2 * w].reshape(h // 4, 8, w // 4, 8, 3).mean(axis=(1, 3))
     assert np.mean(np.abs(a - b)) < 6.0     # same layout (text hinting differs a little)
-    with pytest.raises(ValueError, match="scale must be between 1 and 3"):
-        live.create("power_split", narrow, "{}", 0.5)
+    for bad in (0.5, "abc", "2", True, 10 ** 400, None):   # before: "abc" gave float()'s message
+        with pytest.raises(ValueError, match="scale must be a number from 1 to 3"):
+            live.create("power_split", narrow, "{}", bad)
+    # before: a huge whole number in the JSON raised OverflowError in the slider's check
+    with pytest.raises(ValueError, match=r"^omega: expected a number from -3 to 3"):
+        live.update(one["handle"], '{"omega": 1' + "0" * 400 + "}")

@@ -55,7 +55,8 @@ class Slider:
     def check(self, value: Any) -> Any:
         """``value`` if it is a number in [min, max] (to a rounding); else ``ValueError``."""
         tol = 1e-9 * (self.max - self.min)
-        if not _real(value) or not self.min - tol <= float(value) <= self.max + tol:   # NaN fails too
+        # compared as it is (no float(): an int past 1e308 would raise OverflowError); NaN fails
+        if not _real(value) or not self.min - tol <= value <= self.max + tol:
             raise ValueError(f"{self.name}: expected a number from {self.min:g} to {self.max:g}, got {_shown(value)}")
         return value
 

@@ -39,7 +39,7 @@ from matplotlib.figure import Figure
 from . import players
 from ._narrow import checked_narrow, fit_wide_layout, narrow_layout
 from .blit import BlitFigure
-from .controls import Player, assign
+from .controls import Player, _real, _shown, assign
 from .jupyter import JupyterView
 from .limits import fit_span, fitted_limit
 from .parts import (Bars, Curve, ReferencePoint, TopView, build_parts, check_declared_keys,
@@ -291,14 +291,11 @@ class Experiment:
         figure (inches, layout, points), laid out as it was at 1x, at ``scale`` times ``dpi``
         (live mode on a 2x screen; the book's 2x frames, :func:`widgets.players.dense_frames`).
         """
-        try:
-            scale = float(scale)
-        except (TypeError, ValueError):
-            scale = float("nan")
-        if not 1.0 <= scale <= 4.0:
+        # a number as the controls take one: no text, no bool, no float() of a huge int
+        if not _real(scale) or not 1.0 <= scale <= 4.0:
             raise ValueError(f"{type(self).__name__}.set_scale: scale must be a number from 1 to "
-                             f"4 (device pixels per CSS pixel), got {scale!r}")
-        self.figure.set_dpi(self.dpi * scale)
+                             f"4 (device pixels per CSS pixel), got {_shown(scale)}")
+        self.figure.set_dpi(self.dpi * float(scale))
         self.invalidate()
 
     def _render(self, full: bool = False) -> None:

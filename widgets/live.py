@@ -296,10 +296,12 @@ class Live:
         what :meth:`update` returns, for the picture now drawn).  The experiment is built at its
         defaults (its layout and axis fits are those of the book's frames) and then set."""
         cls = _experiment_class(name)
+        from widgets.controls import _real, _shown
+
+        if not _real(scale) or not 1.0 <= scale <= 3.0:    # no float(): text, bools, huge ints
+            raise ValueError(f"sb_live: scale must be a number from 1 to 3 (device pixels per "
+                             f"CSS pixel), got {_shown(scale)}")
         scale = float(scale)
-        if not 1.0 <= scale <= 3.0:
-            raise ValueError(f"sb_live: scale must be between 1 and 3 (device pixels per CSS "
-                             f"pixel), got {scale!r}")
         exp = cls(narrow=bool(narrow))
         if scale != 1.0:                  # same layout (figure fractions, points), more pixels
             exp.set_scale(scale)
