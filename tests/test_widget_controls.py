@@ -30,7 +30,7 @@ import pytest
 
 from sampling import count, sampled, subset
 from widgets import EXPERIMENTS, PowerSplit
-from widgets.controls import Player, Slider
+from widgets.controls import Choice, Player, Slider
 from widgets.parts import Bars, Curve
 from widgets.limits import fit_limit
 from matplotlib.figure import Figure
@@ -421,6 +421,43 @@ def test_a_huge_whole_number_is_refused_by_every_slider_and_by_set_scale():
     assert exp.figure.dpi == before
     with pytest.raises(ValueError, match=r"^omega: expected a number from -3 to 3"):
         exp.set(omega=10 ** 400)
+
+
+def test_a_control_spec_refuses_its_own_bad_fields():
+    """Before: a spec was never checked: a step of 0 gave ZeroDivisionError at the first sweep,
+    min above max and sweep(-3) numpy's "Number of samples, -9, must be non-negative",
+    sweep(2.5) a TypeError, a Choice's default outside its options traitlets' TraitError at
+    make(), and a step that does not divide the range a sweep that never reached max (0 to 1
+    by 0.3: [0, 0.3, 0.6, 0.9]) although its docstring says the ends are included."""
+    for make, field in (
+            (lambda: Slider("a", "a", 0.0, 1.0, 0.0, 0.5), "step"),
+            (lambda: Slider("a", "a", 0.0, 1.0, -0.1, 0.5), "step"),
+            (lambda: Slider("a", "a", 0.0, 1.0, 0.3, 0.5), "step"),
+            (lambda: Slider("a", "a", 1.0, 0.0, 0.1, 0.5), "max"),
+            (lambda: Slider("a", "a", 0.0, 0.0, 0.1, 0.0), "max"),
+            (lambda: Slider("a", "a", 0.0, float("nan"), 0.1, 0.5), "max"),
+            (lambda: Slider("a", "a", 0.0, 10 ** 400, 0.1, 0.5), "max"),
+            (lambda: Slider("a", "a", "0", 1.0, 0.1, 0.5), "min"),
+            (lambda: Slider("a", "a", 0.0, 1.0, 0.1, 2.0), "value"),
+            (lambda: Slider("a", "a", 0.0, 1.0, 0.1, True), "value"),
+            (lambda: Slider("a", "a", 0.0, 1.0, 0.1, 0.5, fmt="zz"), "fmt"),
+            (lambda: Slider("a b", "a", 0.0, 1.0, 0.1, 0.5), "name"),
+            (lambda: Slider("a", None, 0.0, 1.0, 0.1, 0.5), "label"),
+            (lambda: Player("p", "a", 0, 10, 0), "step"),
+            (lambda: Player("p", "a", 0, 10, 3), "step"),
+            (lambda: Player("p", "a", 0.0, 10, 1), "min"),
+            (lambda: Player("p", "a", 10, 0, 1), "max"),
+            (lambda: Player("p", "a", 0, 10, 1, interval=0), "interval"),
+            (lambda: Choice("c", "c", ("x", "y"), "z"), "value"),
+            (lambda: Choice("c", "c", (), None), "options"),
+            (lambda: Choice("c", "c", ["x", "y"], "x"), "options")):
+        with pytest.raises(ValueError, match=rf" '?[a-z ]*'?: {field}: expected "):
+            make()
+    for spec in (Slider("a", "a", 0.0, 1.0, 0.1, 0.5), Player("p", "a", 0, 10, 1)):
+        for n in (0, -3, 2.5, True, None, "5"):
+            with pytest.raises(ValueError, match=r"^n: expected a whole number of values, at least 1"):
+                spec.sweep(n)
+        assert spec.sweep(1) == [spec.min] and spec.sweep(3)[-1] == spec.max
 
 
 @pytest.mark.parametrize("name", NAMES)
