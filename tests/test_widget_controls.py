@@ -460,6 +460,52 @@ def test_a_control_spec_refuses_its_own_bad_fields():
         assert spec.sweep(1) == [spec.min] and spec.sweep(3)[-1] == spec.max
 
 
+def test_the_helpers_name_a_bad_panel_scene_or_values():
+    """Before: bar_heights(5) raised IndexError, bar_heights("a") TypeError and bar_total(-1)
+    read the last panel; readout_table({}) showed the current scene's readouts and
+    readout_table({"x": 1}) raised KeyError 'numbers'; fit_span(None) an AttributeError;
+    Probes.inactive({"path": 3}) answered for a path no reader can choose; dense_frames took
+    narrow="no" as True."""
+    from widgets import PrincipalAxes, Probes, players
+    exp = _built("power_split")
+    for call in (exp.bar_heights, exp.bar_total, exp.bar_axes):
+        for bad in (5, 1, -1, "a", True, None, 0.0):
+            with pytest.raises(ValueError, match=r"^panel: expected the index of one of PowerSplit's 1 bar panels"):
+                call(bad)
+    assert exp.bar_heights(0).shape == (1, 3) and exp.bar_axes(0) is exp.bar_axes()
+    for call in (exp.readout_table, exp.readout_text, exp.readout_html):
+        for bad in ({}, {"x": 1}, {"numbers": 3}, [], "scene"):
+            with pytest.raises(ValueError, match=r"^scene: expected a scene of PowerSplit \(a dict with 'numbers'\)"):
+                call(bad)
+        with pytest.raises(ValueError, match=r"^scene: expected a scene of PowerSplit, it lacks \['rotational_power'"):
+            call({"numbers": {}})
+        assert call(PowerSplit.scene(omega=-1.0)) != call() == call(None) == call(exp._scene)
+    axes = _built("principal_axes")              # its own table reads I_c beside the numbers
+    with pytest.raises(ValueError, match=r"it lacks \['I_c'\]"):
+        axes.readout_table({"numbers": axes._scene["numbers"]})
+    probes = _built("probes")
+    with pytest.raises(ValueError, match=r"^scene: expected a scene of Probes"):
+        probes.readout_text({})
+    for bad in (None, 3, "line", Bars):
+        with pytest.raises(ValueError, match=r"^p: expected a Bars or Curve panel"):
+            exp.fit_span(bad)
+    everything = {**probes.values(), "path": "line"}
+    for bad, message in (({**everything, "path": 3}, r"^path: expected one of \["),
+                         ({**everything, "nu": 1e9}, r"^nu: expected a number"),
+                         ({"path": "line"}, r"^values: expected a value of every control, missing \['nu'"),
+                         ({**everything, "banana": 1}, r"has no control 'banana'"),
+                         ([1], r"^values: expected a dict")):
+        with pytest.raises(ValueError, match=message):
+            probes.inactive(bad)                   # an experiment's own inactive
+    for bad, message in (({**exp.values(), "omega": 1e9}, r"^omega: expected a number"),
+                         ({**exp.values(), "banana": 1}, r"has no control 'banana'")):
+        with pytest.raises(ValueError, match=message):
+            exp.inactive(bad)                      # the base's (nothing inactive)
+    assert probes.inactive(everything) == {} and "u" in probes.inactive({**everything, "path": "fixed"})
+    with pytest.raises(ValueError, match=r"^narrow: expected True or False, got 'no'"):
+        players.dense_frames(PowerSplit, {}, "omega", [1.0], narrow="no")
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_unknown_control_names_raise_value_error(name):
     exp = _built(name)

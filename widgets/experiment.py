@@ -88,6 +88,9 @@ class Experiment:
         steps.  The function as written stays ``cls._scene_of``: the per-change path, whose
         values come from the checked controls, calls that, and pays nothing."""
         super().__init_subclass__(**kwargs)
+        if "inactive" in cls.__dict__:          # the same for inactive: the per-change path skips it
+            cls._inactive_of = cls.__dict__["inactive"]
+            cls.inactive = Experiment.inactive
         own = cls.__dict__.get("scene")
         if own is None:
             return
@@ -155,7 +158,20 @@ class Experiment:
         >>> from widgets import Probes
         >>> Probes(path="fixed").inactive({"path": "fixed", "nu": 0.0, "omega": 2.0, "u": 0.5})
         {'u': 'moves only the line probe: choose probe path = line'}
+
+        A subclass writes its own ``inactive``; it is called as ``_inactive_of`` behind this
+        check of ``values`` (every control ``scene`` takes, each a value it can take: a
+        ``ValueError`` naming it, never a silent answer for a value no reader can set).
         """
+        if not isinstance(values, dict):
+            raise ValueError(f"values: expected a dict of every control's value, got {values!r:.60}")
+        missing = [c.name for c in self.CONTROLS if not isinstance(c, Player) and c.name not in values]
+        if missing:
+            raise ValueError(f"values: expected a value of every control, missing {missing}")
+        return self._inactive_of(self._scene_values(values))
+
+    def _inactive_of(self, values: dict) -> dict[str, str]:
+        """:meth:`inactive` without its check (the per-change path: the controls' own values)."""
         return {}
 
     def _moving(self, artist, depends: Sequence[str] | None = None):
@@ -202,7 +218,7 @@ class Experiment:
         nothing now; ``live`` (the default) also shows the frame and readouts in the widget."""
         full = self._move_artists()
         self.blit.render(self._drawn_values, full)
-        self._inactive = self.inactive(self._drawn_values)
+        self._inactive = self._inactive_of(self._drawn_values)
         self.view.show_inactive(self._inactive)
         if live:
             self.view.show(self._encode(self.live_compress_level), self.readout_html())
@@ -248,11 +264,27 @@ class Experiment:
 
     def readout_table(self, scene: dict | None = None) -> str:
         """The readout rows as an HTML table (also shown under each static frame)."""
-        return readout_table(self.READOUTS, (scene or self._scene)["numbers"])
+        return readout_table(self.READOUTS, self._scene_or(scene)["numbers"])
 
     def readout_text(self, scene: dict | None = None) -> str:
         """A short one-line version of the readouts (for static frames)."""
-        return readout_text(self.READOUTS, (scene or self._scene)["numbers"])
+        return readout_text(self.READOUTS, self._scene_or(scene)["numbers"])
+
+    def _scene_or(self, scene: dict | None, *keys: str) -> dict:
+        """``scene``, or the current one when it is None (not when it is empty: ``{}`` used to
+        show the current scene's readouts silently), checked to hold ``numbers`` with every
+        readout's key and the top-level ``keys`` a subclass's table reads."""
+        if scene is None:
+            return self._scene
+        numbers = scene.get("numbers") if isinstance(scene, dict) else None
+        if not isinstance(numbers, dict):
+            raise ValueError(f"scene: expected a scene of {type(self).__name__} (a dict with "
+                             f"'numbers'), got {scene!r:.60}")
+        lacking = [k for _, k, _ in self.READOUTS if k not in numbers] + \
+            [k for k in keys if k not in scene]
+        if lacking:
+            raise ValueError(f"scene: expected a scene of {type(self).__name__}, it lacks {lacking}")
+        return scene
 
     # ------------------------------------------------------------------ frame players
     def sweep_values(self, control: str | None = None, n: int = 17) -> list:
@@ -307,6 +339,8 @@ class Experiment:
 
     def fit_span(self, p: Bars | Curve) -> tuple:
         """The controls a panel's axis is fitted over (:func:`widgets.limits.fit_span`)."""
+        if not isinstance(p, (Bars, Curve)):
+            raise ValueError(f"p: expected a Bars or Curve panel (one of BARS or CURVES), got {p!r:.60}")
         return fit_span(type(self), p)
 
     def _fitted_limit(self, panel, p: Bars | Curve) -> float:
@@ -314,16 +348,26 @@ class Experiment:
 
     def bar_heights(self, panel: int = 0) -> np.ndarray:
         """The drawn heights of a declared bar panel, shape (series, ticks) (for tests)."""
-        return np.array([group.heights() for group in self._bar_parts[panel][1]])
+        return np.array([group.heights() for group in self._bar_panel(panel)[1]])
 
     def bar_total(self, panel: int = 0) -> np.ndarray | None:
         """The drawn total marks of a declared bar panel, or None."""
-        total = self._bar_parts[panel][2]
+        total = self._bar_panel(panel)[2]
         return None if total is None else np.asarray(total.get_ydata(), float)
 
     def bar_axes(self, panel: int = 0):
         """The axes of a declared bar panel."""
-        return self._bar_parts[panel][0]
+        return self._bar_panel(panel)[0]
+
+    def _bar_panel(self, panel: Any) -> tuple:
+        """The drawn parts of bar panel ``panel``: an index into ``BARS`` (no negative one, which
+        would silently read another panel from the end)."""
+        if not isinstance(panel, Integral) or isinstance(panel, (bool, np.bool_)) \
+                or not 0 <= panel < len(self._bar_parts):
+            raise ValueError(f"panel: expected the index of one of {type(self).__name__}'s "
+                             f"{len(self._bar_parts)} bar panels (0 to {len(self._bar_parts) - 1}), "
+                             f"got {panel!r:.40}")
+        return self._bar_parts[panel]
 
     @classmethod
     def draw_on(cls, fig: Figure, **values: Any) -> "Experiment":
@@ -369,10 +413,21 @@ class Experiment:
 
     def _checked(self, values: dict) -> dict:
         """``values`` with each checked by its control's spec (``ValueError`` naming the control)."""
+        return self._checked_values(values, self._specs, self._players)   # the specs kept
+
+    @classmethod
+    def _checked_values(cls, values: dict, specs: dict | None = None,
+                        players: dict | None = None) -> dict:
+        """:meth:`_checked` of the class: what ``set`` and the constructor accept, said before
+        anything is built (live mode's ``create``); ``specs`` and ``players``: the instance's."""
+        if specs is None:
+            specs = {c.name: c for c in cls.CONTROLS}
+            players = {c.name: c for c in cls.CONTROLS if isinstance(c, Player)}
         for k in values:
-            self._control(k)                          # an unknown name: ValueError listing the controls
-        checked = {k: self._specs[k].check(v) for k, v in values.items()}
-        for name, player in self._players.items():   # a Play sets its slider: not both at once
+            if k not in specs:                        # an unknown name: ValueError listing the controls
+                raise ValueError(f"{cls.__name__} has no control {k!r}: expected one of {sorted(specs)}")
+        checked = {k: specs[k].check(v) for k, v in values.items()}
+        for name, player in players.items():         # a Play sets its slider: not both at once
             if name in values and player.target in values:
                 raise ValueError(f"{name}, {player.target}: expected at most one of them ({name} drives "
                                  f"{player.target}), got both")

@@ -108,7 +108,7 @@ def dense_frames(cls: type, settings: dict, control: str, values: Sequence,
     if control not in {c.name for c in cls.CONTROLS}:
         raise ValueError(f"dense_frames: control must be one of {cls.__name__}'s controls "
                          f"{[c.name for c in cls.CONTROLS]}, got {control!r}")
-    exp = cls(narrow=bool(narrow), **settings)
+    exp = cls(narrow=checked_narrow(narrow), **settings)
     try:
         exp.set_scale(scale)
         out = []
