@@ -504,6 +504,10 @@ def test_the_helpers_name_a_bad_panel_scene_or_values():
     assert probes.inactive(everything) == {} and "u" in probes.inactive({**everything, "path": "fixed"})
     with pytest.raises(ValueError, match=r"^narrow: expected True or False, got 'no'"):
         players.dense_frames(PowerSplit, {}, "omega", [1.0], narrow="no")
+    with pytest.raises(ValueError, match=r"^values: expected a sequence of values of 'omega'"):
+        players.dense_frames(PowerSplit, {}, "omega", 5)        # before: TypeError, not iterable
+    with pytest.raises(ValueError, match=r"^dense_frames: control must be one of PowerSplit's"):
+        players.dense_frames(PowerSplit, {}, ["omega"], [1.0])  # before: unhashable type
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -188,6 +188,9 @@ def test_live_names_a_bad_handle_json_or_setting_before_building():
                             ({"narrow": "no"}, r"^narrow: expected True or False")):
         with pytest.raises(ValueError, match=message):
             live.create("power_split", **kwargs)
+    for bad in ([], None, 3):                  # before: a list raised "unhashable type"
+        with pytest.raises(ValueError, match=r"^sb_live: (name: expected|no experiment)"):
+            live.create(bad)
     assert live._experiments == {} and live._next == 0         # nothing built, nothing registered
     for call in (lambda: live.update(99, "{}"), lambda: live.state(5), lambda: live.values(5),
                  lambda: live.pixels(5), lambda: live.update([], "{}")):

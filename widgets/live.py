@@ -190,6 +190,8 @@ def _experiment_class(name: str):
     now, with its fits and data), else from ``widgets.EXPERIMENTS``."""
     import importlib
 
+    if not isinstance(name, str):                 # a list: "unhashable type" from the dict lookup
+        raise ValueError(f"sb_live: name: expected an experiment's registry name (a text), got {name!r:.60}")
     if not _LAZY["classes"]:
         from widgets import EXPERIMENTS
 
