@@ -30,9 +30,11 @@ import pytest
 
 from sampling import count, sampled, subset
 from widgets import EXPERIMENTS, PowerSplit
-from widgets.controls import Player, Slider
+from widgets.controls import Choice, Player, Slider
 from widgets.parts import Bars, Curve
 from widgets.limits import fit_limit
+from matplotlib.figure import Figure
+from widgets.readouts import plain
 from widget_helpers import shared
 
 NAMES = list(EXPERIMENTS)
@@ -285,7 +287,7 @@ def corruptions_missed(exp, check, values: dict) -> tuple[list[str], int]:
                     bad = a.copy()
                     bad[index] *= factor
                     corrupted = _replaced(clean, path, bad if a.ndim else float(bad))
-                    exp.scene = lambda **v: corrupted
+                    exp._scene_of = lambda **v: corrupted    # the per-change path's scene
                     exp.update(live=False)
                     st = exp.state()
                     if _same(st, state) and np.array_equal(np.asarray(exp.canvas.buffer_rgba()), pixels):
@@ -297,7 +299,7 @@ def corruptions_missed(exp, check, values: dict) -> tuple[list[str], int]:
                         continue
                     missed.append(f"{'/'.join(map(str, path))}{list(index)} x {factor}")
     finally:
-        del exp.scene
+        del exp._scene_of
         exp.update(live=False)
     return missed, seen
 
@@ -336,7 +338,8 @@ def _bad_control_values(spec) -> dict:
     if isinstance(spec, Slider):
         span = spec.max - spec.min
         bad.update({"above_max": spec.max + 0.5 * span, "below_min": spec.min - 0.5 * span, "nan": float("nan"),
-                    "inf": float("inf"), "huge": 1e308, "bool": True, "numbers_as_text": str(spec.value)})
+                    "inf": float("inf"), "huge": 1e308, "bool": True, "numbers_as_text": str(spec.value),
+                    "huge_int": 10 ** 400})             # float() of it: OverflowError
     elif isinstance(spec, Player):
         bad.update({"above_max": spec.max + spec.step, "below_min": spec.min - spec.step, "float": 0.5, "bool": True})
     else:                                            # a Choice
@@ -366,6 +369,145 @@ def test_set_refuses_a_bad_value_naming_the_control(name, control, kind):
     assert exp.values() == before
     with pytest.raises(ValueError, match=rf"^{control}: expected "):
         EXPERIMENTS[name](**{control: bad})          # the constructor's keyword values too
+    if not isinstance(spec, Player):                 # the public scene and draw_on: the same checks
+        with pytest.raises(ValueError, match=rf"^{control}: expected "):
+            EXPERIMENTS[name].scene(**others, **{control: bad})
+        with pytest.raises(ValueError, match=rf"^{control}: expected "):
+            EXPERIMENTS[name].draw_on(Figure(), **{control: bad})
+
+
+def test_scene_and_draw_on_check_their_values_as_set_does():
+    """Before: scene and draw_on took anything: the biped at t_ms=-10 read out t = -0.01 s and
+    showed the pose of t = 1 s (a negative index wraps round), draw_on(omega=1e9) drew far
+    outside the slider's range, and a misspelt name, a text or a missing figure gave Python's
+    TypeError, numpy's ufunc error, a KeyError or an AttributeError from inside."""
+    from widgets import FloatingBiped
+    for call, message in (
+            (lambda: FloatingBiped.scene(t_ms=-10), r"^t_ms: expected a number from 0 to 1000"),
+            (lambda: FloatingBiped.draw_on(Figure(), t_ms=-10), r"^t_ms: expected a number"),
+            (lambda: PowerSplit.draw_on(Figure(), omega=1e9), r"^omega: expected a number from -3 to 3"),
+            (lambda: PowerSplit.scene(push_angle="x"), r"^push_angle: expected a number"),
+            (lambda: FloatingBiped.scene(pattern="zzz"), r"^pattern: expected one of \["),
+            (lambda: PowerSplit.draw_on(Figure(), banana=1), r"has no control 'banana': expected one of \["),
+            (lambda: PowerSplit.scene(banana=1), r"has no control 'banana': expected one of \["),
+            (lambda: FloatingBiped.scene(play=3), r"^play: expected a value of t_ms instead"),
+            (lambda: PowerSplit.draw_on(None), r"^fig: expected a matplotlib Figure"),
+            (lambda: PowerSplit.scene(0.1, 20.0, 1.0, 2.0), r"expected at most 3 values by position"),
+            (lambda: PowerSplit.scene(0.1, ref_x=0.2), r"^ref_x: expected one value")):
+        with pytest.raises(ValueError, match=message):
+            call()
+    # between the steps is fine (fits and curves sample there), and by position as by name
+    off_grid = plain(PowerSplit.scene(ref_x=0.1234, omega=-2.777)["numbers"])
+    assert off_grid == plain(PowerSplit.scene(0.1234, omega=-2.777)["numbers"])
+    assert off_grid == plain(PowerSplit._scene_of(ref_x=0.1234, omega=-2.777)["numbers"])
+
+
+def test_a_huge_whole_number_is_refused_by_every_slider_and_by_set_scale():
+    """Before: Slider.check took float(value), so 10**400 raised OverflowError from every
+    slider of every experiment (set, the constructor, live mode's JSON); set_scale did too, and
+    took the text "2" and True (which the controls refuse) as numbers."""
+    for cls in EXPERIMENTS.values():
+        for spec in cls.CONTROLS:
+            if isinstance(spec, Slider):
+                with pytest.raises(ValueError, match=rf"^{spec.name}: expected a number from"):
+                    spec.check(10 ** 400)
+                with pytest.raises(ValueError, match=rf"^{spec.name}: expected a number from"):
+                    spec.check(-10 ** 400)
+    exp = _built("power_split")
+    before = exp.figure.dpi
+    for bad in (10 ** 400, "2", True, np.bool_(True), None, float("nan")):
+        with pytest.raises(ValueError, match=r"set_scale: scale must be a number from 1 to 4"):
+            exp.set_scale(bad)
+    assert exp.figure.dpi == before
+    with pytest.raises(ValueError, match=r"^omega: expected a number from -3 to 3"):
+        exp.set(omega=10 ** 400)
+
+
+def test_a_control_spec_refuses_its_own_bad_fields():
+    """Before: a spec was never checked: a step of 0 gave ZeroDivisionError at the first sweep,
+    min above max and sweep(-3) numpy's "Number of samples, -9, must be non-negative",
+    sweep(2.5) a TypeError, a Choice's default outside its options traitlets' TraitError at
+    make(), and a step that does not divide the range a sweep that never reached max (0 to 1
+    by 0.3: [0, 0.3, 0.6, 0.9]) although its docstring says the ends are included."""
+    for make, field in (
+            (lambda: Slider("a", "a", 0.0, 1.0, 0.0, 0.5), "step"),
+            (lambda: Slider("a", "a", 0.0, 1.0, -0.1, 0.5), "step"),
+            (lambda: Slider("a", "a", 0.0, 1.0, 0.3, 0.5), "step"),
+            (lambda: Slider("a", "a", 1.0, 0.0, 0.1, 0.5), "max"),
+            (lambda: Slider("a", "a", 0.0, 0.0, 0.1, 0.0), "max"),
+            (lambda: Slider("a", "a", 0.0, float("nan"), 0.1, 0.5), "max"),
+            (lambda: Slider("a", "a", 0.0, 10 ** 400, 0.1, 0.5), "max"),
+            (lambda: Slider("a", "a", "0", 1.0, 0.1, 0.5), "min"),
+            (lambda: Slider("a", "a", 0.0, 1.0, 0.1, 2.0), "value"),
+            (lambda: Slider("a", "a", 0.0, 1.0, 0.1, True), "value"),
+            (lambda: Slider("a", "a", 0.0, 1.0, 0.1, 0.5, fmt="zz"), "fmt"),
+            (lambda: Slider("a b", "a", 0.0, 1.0, 0.1, 0.5), "name"),
+            (lambda: Slider("a", None, 0.0, 1.0, 0.1, 0.5), "label"),
+            (lambda: Player("p", "a", 0, 10, 0), "step"),
+            (lambda: Player("p", "a", 0, 10, 3), "step"),
+            (lambda: Player("p", "a", 0.0, 10, 1), "min"),
+            (lambda: Player("p", "a", 10, 0, 1), "max"),
+            (lambda: Player("p", "a", 0, 10, 1, interval=0), "interval"),
+            (lambda: Choice("c", "c", ("x", "y"), "z"), "value"),
+            (lambda: Choice("c", "c", (), None), "options"),
+            (lambda: Choice("c", "c", ["x", "y"], "x"), "options")):
+        with pytest.raises(ValueError, match=rf" '?[a-z ]*'?: {field}: expected "):
+            make()
+    for spec in (Slider("a", "a", 0.0, 1.0, 0.1, 0.5), Player("p", "a", 0, 10, 1)):
+        for n in (0, -3, 2.5, True, None, "5"):
+            with pytest.raises(ValueError, match=r"^n: expected a whole number of values, at least 1"):
+                spec.sweep(n)
+        assert spec.sweep(1) == [spec.min] and spec.sweep(3)[-1] == spec.max
+
+
+def test_the_helpers_name_a_bad_panel_scene_or_values():
+    """Before: bar_heights(5) raised IndexError, bar_heights("a") TypeError and bar_total(-1)
+    read the last panel; readout_table({}) showed the current scene's readouts and
+    readout_table({"x": 1}) raised KeyError 'numbers'; fit_span(None) an AttributeError;
+    Probes.inactive({"path": 3}) answered for a path no reader can choose; dense_frames took
+    narrow="no" as True."""
+    from widgets import PrincipalAxes, Probes, players
+    exp = _built("power_split")
+    for call in (exp.bar_heights, exp.bar_total, exp.bar_axes):
+        for bad in (5, 1, -1, "a", True, None, 0.0):
+            with pytest.raises(ValueError, match=r"^panel: expected the index of one of PowerSplit's 1 bar panels"):
+                call(bad)
+    assert exp.bar_heights(0).shape == (1, 3) and exp.bar_axes(0) is exp.bar_axes()
+    for call in (exp.readout_table, exp.readout_text, exp.readout_html):
+        for bad in ({}, {"x": 1}, {"numbers": 3}, [], "scene"):
+            with pytest.raises(ValueError, match=r"^scene: expected a scene of PowerSplit \(a dict with 'numbers'\)"):
+                call(bad)
+        with pytest.raises(ValueError, match=r"^scene: expected a scene of PowerSplit, it lacks \['rotational_power'"):
+            call({"numbers": {}})
+        assert call(PowerSplit.scene(omega=-1.0)) != call() == call(None) == call(exp._scene)
+    axes = _built("principal_axes")              # its own table reads I_c beside the numbers
+    with pytest.raises(ValueError, match=r"it lacks \['I_c'\]"):
+        axes.readout_table({"numbers": axes._scene["numbers"]})
+    probes = _built("probes")
+    with pytest.raises(ValueError, match=r"^scene: expected a scene of Probes"):
+        probes.readout_text({})
+    for bad in (None, 3, "line", Bars):
+        with pytest.raises(ValueError, match=r"^p: expected a Bars or Curve panel"):
+            exp.fit_span(bad)
+    everything = {**probes.values(), "path": "line"}
+    for bad, message in (({**everything, "path": 3}, r"^path: expected one of \["),
+                         ({**everything, "nu": 1e9}, r"^nu: expected a number"),
+                         ({"path": "line"}, r"^values: expected a value of every control, missing \['nu'"),
+                         ({**everything, "banana": 1}, r"has no control 'banana'"),
+                         ([1], r"^values: expected a dict")):
+        with pytest.raises(ValueError, match=message):
+            probes.inactive(bad)                   # an experiment's own inactive
+    for bad, message in (({**exp.values(), "omega": 1e9}, r"^omega: expected a number"),
+                         ({**exp.values(), "banana": 1}, r"has no control 'banana'")):
+        with pytest.raises(ValueError, match=message):
+            exp.inactive(bad)                      # the base's (nothing inactive)
+    assert probes.inactive(everything) == {} and "u" in probes.inactive({**everything, "path": "fixed"})
+    with pytest.raises(ValueError, match=r"^narrow: expected True or False, got 'no'"):
+        players.dense_frames(PowerSplit, {}, "omega", [1.0], narrow="no")
+    with pytest.raises(ValueError, match=r"^values: expected a sequence of values of 'omega'"):
+        players.dense_frames(PowerSplit, {}, "omega", 5)        # before: TypeError, not iterable
+    with pytest.raises(ValueError, match=r"^dense_frames: control must be one of PowerSplit's"):
+        players.dense_frames(PowerSplit, {}, ["omega"], [1.0])  # before: unhashable type
 
 
 @pytest.mark.parametrize("name", NAMES)

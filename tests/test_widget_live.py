@@ -165,5 +165,42 @@ def test_live_draws_sharp_frames_for_a_2x_screen(narrow):
     a = a[:h, :w].reshape(h // 4, 4, w // 4, 4, 3).mean(axis=(1, 3))
     b = b[:2 * h, :2 * w].reshape(h // 4, 8, w // 4, 8, 3).mean(axis=(1, 3))
     assert np.mean(np.abs(a - b)) < 6.0     # same layout (text hinting differs a little)
-    with pytest.raises(ValueError, match="scale must be between 1 and 3"):
-        live.create("power_split", narrow, "{}", 0.5)
+    for bad in (0.5, "abc", "2", True, 10 ** 400, None):   # before: "abc" gave float()'s message
+        with pytest.raises(ValueError, match="scale must be a number from 1 to 3"):
+            live.create("power_split", narrow, "{}", bad)
+    # before: a huge whole number in the JSON raised OverflowError in the slider's check
+    with pytest.raises(ValueError, match=r"^omega: expected a number from -3 to 3"):
+        live.update(one["handle"], '{"omega": 1' + "0" * 400 + "}")
+
+
+def test_live_names_a_bad_handle_json_or_setting_before_building():
+    """Before: create(values_json="[1]") raised AttributeError after the experiment was built
+    and registered; scale="abc" gave float()'s own message; update(99, "{}") and state(5) raised
+    KeyError; narrow="no" was taken as True."""
+    from widgets.live import Live
+
+    live = Live()
+    for kwargs, message in (({"values_json": "[1]"}, r"^values_json: expected a JSON object"),
+                            ({"values_json": "{not json"}, r"^values_json: expected a JSON object"),
+                            ({"values_json": '{"omega": 99}'}, r"^omega: expected a number from -3 to 3"),
+                            ({"values_json": '{"banana": 1}'}, r"has no control 'banana'"),
+                            ({"scale": "abc"}, r"scale must be a number from 1 to 3"),
+                            ({"narrow": "no"}, r"^narrow: expected True or False")):
+        with pytest.raises(ValueError, match=message):
+            live.create("power_split", **kwargs)
+    for bad in ([], None, 3):                  # before: a list raised "unhashable type"
+        with pytest.raises(ValueError, match=r"^sb_live: (name: expected|no experiment)"):
+            live.create(bad)
+    assert live._experiments == {} and live._next == 0         # nothing built, nothing registered
+    for call in (lambda: live.update(99, "{}"), lambda: live.state(5), lambda: live.values(5),
+                 lambda: live.pixels(5), lambda: live.update([], "{}")):
+        with pytest.raises(ValueError, match=r"^handle: expected one of the open experiments' handles \[\]"):
+            call()
+    h = json.loads(live.create("power_split", values_json='{"omega": -1.0}'))["handle"]
+    assert json.loads(live.values(h))["omega"] == -1.0
+    for bad in ("[1]", "null", "3"):
+        with pytest.raises(ValueError, match=r"^values_json: expected a JSON object"):
+            live.update(h, bad)
+    live.close(h)
+    with pytest.raises(ValueError, match=rf"^handle: expected one of the open experiments' handles \[\], got {h}"):
+        live.state(h)

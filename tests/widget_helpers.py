@@ -79,7 +79,7 @@ def shared(name: str, narrow: bool = False):
     cls = EXPERIMENTS[name]
     key = (name, narrow)
     exp = _SHARED.get(key)
-    if exp is None or "scene" in vars(exp) or exp.figure.dpi != cls.dpi:
+    if exp is None or "_scene_of" in vars(exp) or exp.figure.dpi != cls.dpi:
         exp = _SHARED[key] = cls(narrow=narrow)       # first use, or left changed
     elif _HANDED.get(key) != _fingerprint(exp):
         defaults = {c.name: c.value for c in cls.CONTROLS if not isinstance(c, Player)}

@@ -352,7 +352,7 @@ class ArmExplorer(Experiment):
 
     def readout_table(self, scene=None):
         """Readouts plus H as a 7 x 7 table (its numbers live here, not in the figure)."""
-        H = np.asarray((scene or self._scene)["numbers"]["H"])
+        H = np.asarray(self._scene_or(scene)["numbers"]["H"])
         names = [str(j + 1) for j in range(N)]
         return super().readout_table(scene) + matrix_table(H, names, names, "H(q)", "kg m²")
 

@@ -28,6 +28,33 @@ def _real(value: Any) -> bool:
     return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
 
 
+def _whole(value: Any) -> bool:
+    """A whole number: Python or numpy int, not a bool."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _refuse(spec: Any, field: str, expected: str, got: Any) -> None:
+    """A spec's own field is wrong: said when the spec is made, not at its first sweep."""
+    name = spec.name if isinstance(getattr(spec, "name", None), str) else "?"
+    raise ValueError(f"{type(spec).__name__} {name!r}: {field}: expected {expected}, got {_shown(got)}")
+
+
+def _check_texts(spec: Any, *fields: str) -> None:
+    if not isinstance(spec.name, str) or not spec.name.isidentifier():
+        _refuse(spec, "name", "a keyword of scene (an identifier)", spec.name)
+    for field in fields:
+        if not isinstance(getattr(spec, field), str):
+            _refuse(spec, field, "a text", getattr(spec, field))
+
+
+def _checked_count(n: Any) -> int:
+    """``n`` of a sweep: a whole number, at least 1 (numpy's "Number of samples" message or
+    Python's TypeError otherwise)."""
+    if not _whole(n) or n < 1:
+        raise ValueError(f"n: expected a whole number of values, at least 1, got {_shown(n)}")
+    return int(n)
+
+
 @dataclass(frozen=True)
 class Slider:
     """A float slider: ``name`` (keyword of ``scene``), ``label`` (with unit), range and default.
@@ -44,6 +71,28 @@ class Slider:
     fmt: str = ".2f"
     hint: str = ""
 
+    def __post_init__(self) -> None:
+        """Refuse a spec that cannot work (``ValueError`` naming the field): a step of 0 or one
+        that does not divide the range (the sweep would miss ``max``), an empty range, a
+        default outside it, a format that formats no number."""
+        _check_texts(self, "label", "fmt", "hint")
+        for field in ("min", "max", "step", "value"):
+            v = getattr(self, field)
+            if not _real(v) or not -1e300 < v < 1e300:     # no float(): an int past 1e308
+                _refuse(self, field, "a finite number", v)
+        if not self.min < self.max:
+            _refuse(self, "max", f"a number above min = {self.min:g}", self.max)
+        steps = (self.max - self.min) / self.step if self.step > 0 else -1.0
+        if not steps >= 1 or abs(steps - round(steps)) > 1e-9 * steps:
+            _refuse(self, "step", f"a positive number that divides max - min = "
+                    f"{self.max - self.min:g} (so the sweep ends at max)", self.step)
+        if not self.min <= self.value <= self.max:
+            _refuse(self, "value", f"a number from min = {self.min:g} to max = {self.max:g}", self.value)
+        try:
+            format(1.0, self.fmt)
+        except ValueError:
+            _refuse(self, "fmt", "a format of a number such as '.2f'", self.fmt)
+
     def make(self) -> W.Widget:
         return W.FloatSlider(
             value=self.value, min=self.min, max=self.max, step=self.step,
@@ -55,12 +104,16 @@ class Slider:
     def check(self, value: Any) -> Any:
         """``value`` if it is a number in [min, max] (to a rounding); else ``ValueError``."""
         tol = 1e-9 * (self.max - self.min)
-        if not _real(value) or not self.min - tol <= float(value) <= self.max + tol:   # NaN fails too
+        # compared as it is (no float(): an int past 1e308 would raise OverflowError); NaN fails
+        if not _real(value) or not self.min - tol <= value <= self.max + tol:
             raise ValueError(f"{self.name}: expected a number from {self.min:g} to {self.max:g}, got {_shown(value)}")
         return value
 
     def sweep(self, n: int = 21) -> list[float]:
-        """``n`` values from min to max, ends included, on the slider's step grid."""
+        """Up to ``n`` values from min to max on the slider's step grid, both ends included
+        (``n`` = 1: min alone); fewer when the grid has fewer than ``n`` steps.  The step
+        divides the range (checked when the spec is made), so the last is ``max``."""
+        n = _checked_count(n)
         steps = int(round((self.max - self.min) / self.step))
         idx = np.unique(np.round(np.linspace(0, steps, min(n, steps + 1))).astype(int))
         return [float(round(self.min + i * self.step, 10)) for i in idx]
@@ -76,6 +129,17 @@ class Choice:
     options: tuple
     value: Any
     hint: str = ""
+
+    def __post_init__(self) -> None:
+        """Refuse a spec that cannot work (``ValueError`` naming the field): no options, or a
+        default that is not one of them (ipywidgets' ``TraitError`` at ``make()`` otherwise)."""
+        _check_texts(self, "label", "hint")
+        if not isinstance(self.options, tuple) or not self.options:
+            _refuse(self, "options", "a non-empty tuple of the values scene takes", self.options)
+        try:
+            self.check(self.value)
+        except ValueError:
+            _refuse(self, "value", f"one of the options {list(self.options)}", self.value)
 
     def make(self) -> W.Widget:
         return W.ToggleButtons(
@@ -109,6 +173,22 @@ class Player:
     step: int
     interval: int = 100
 
+    def __post_init__(self) -> None:
+        """Refuse a spec that cannot work (``ValueError`` naming the field): whole numbers, a
+        non-empty range, a positive step that divides it (0: ``ZeroDivisionError`` in the
+        sweep), a positive interval."""
+        _check_texts(self, "target")
+        for field in ("min", "max", "step", "interval"):
+            if not _whole(getattr(self, field)):
+                _refuse(self, field, "a whole number", getattr(self, field))
+        if not self.min < self.max:
+            _refuse(self, "max", f"a whole number above min = {self.min}", self.max)
+        if not self.step >= 1 or (self.max - self.min) % self.step:
+            _refuse(self, "step", f"a positive whole number that divides max - min = "
+                    f"{self.max - self.min}", self.step)
+        if not self.interval >= 1:
+            _refuse(self, "interval", "a positive whole number of milliseconds", self.interval)
+
     def make(self) -> W.Widget:
         return W.Play(value=self.min, min=self.min, max=self.max, step=self.step,
                       interval=self.interval, description="play", repeat=True)
@@ -121,6 +201,9 @@ class Player:
         return value
 
     def sweep(self, n: int = 21) -> list[int]:
+        """Up to ``n`` frames from min to max on the step grid, both ends included (``n`` = 1:
+        min alone)."""
+        n = _checked_count(n)
         steps = (self.max - self.min) // self.step
         idx = np.unique(np.round(np.linspace(0, steps, min(n, steps + 1))).astype(int))
         return [int(self.min + i * self.step) for i in idx]

@@ -27,6 +27,8 @@ PNG -> ``JupyterView.show``.
 
 from __future__ import annotations
 
+import functools
+import inspect
 from numbers import Integral
 from typing import Any, Callable, Sequence
 
@@ -37,7 +39,7 @@ from matplotlib.figure import Figure
 from . import players
 from ._narrow import checked_narrow, fit_wide_layout, narrow_layout
 from .blit import BlitFigure
-from .controls import Player, assign
+from .controls import Player, _real, _shown, assign
 from .jupyter import JupyterView
 from .limits import fit_span, fitted_limit
 from .parts import (Bars, Curve, ReferencePoint, TopView, build_parts, check_declared_keys,
@@ -76,6 +78,39 @@ class Experiment:
     dpi = 100
     live_compress_level = 1                  # fast PNG for live updates
     frame_compress_level = 6                 # full-quality PNG for frames
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A subclass's ``scene`` becomes a checked one: ``cls.scene(**values)`` refuses what
+        ``set`` refuses (an unknown name, a value its control cannot take: ``ValueError``
+        naming the control), so a number outside a slider's range never gives a picture or a
+        number the experiment does not mean (a negative time index wraps round).  Range and
+        type are checked, not the step grid: fits and curves evaluate the scene between the
+        steps.  The function as written stays ``cls._scene_of``: the per-change path, whose
+        values come from the checked controls, calls that, and pays nothing."""
+        super().__init_subclass__(**kwargs)
+        if "inactive" in cls.__dict__:          # the same for inactive: the per-change path skips it
+            cls._inactive_of = cls.__dict__["inactive"]
+            cls.inactive = Experiment.inactive
+        own = cls.__dict__.get("scene")
+        if own is None:
+            return
+        fn = own.__func__ if isinstance(own, (staticmethod, classmethod)) else own
+        cls._scene_of = staticmethod(fn)
+        names = tuple(p.name for p in inspect.signature(fn).parameters.values()
+                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+
+        def scene(*args: Any, **values: Any) -> dict:
+            if len(args) > len(names):
+                raise ValueError(f"{cls.__name__}.scene: expected at most {len(names)} values by "
+                                 f"position ({', '.join(names)}), got {len(args)}")
+            for k, v in zip(names, args):
+                if k in values:
+                    raise ValueError(f"{k}: expected one value, got it by position and by name")
+                values[k] = v
+            return fn(**cls._scene_values(values))
+
+        functools.update_wrapper(scene, fn)
+        cls.scene = staticmethod(scene)
 
     def __init__(self, *, narrow: bool = False, **values: Any) -> None:
         narrow = checked_narrow(narrow)
@@ -123,7 +158,20 @@ class Experiment:
         >>> from widgets import Probes
         >>> Probes(path="fixed").inactive({"path": "fixed", "nu": 0.0, "omega": 2.0, "u": 0.5})
         {'u': 'moves only the line probe: choose probe path = line'}
+
+        A subclass writes its own ``inactive``; it is called as ``_inactive_of`` behind this
+        check of ``values`` (every control ``scene`` takes, each a value it can take: a
+        ``ValueError`` naming it, never a silent answer for a value no reader can set).
         """
+        if not isinstance(values, dict):
+            raise ValueError(f"values: expected a dict of every control's value, got {values!r:.60}")
+        missing = [c.name for c in self.CONTROLS if not isinstance(c, Player) and c.name not in values]
+        if missing:
+            raise ValueError(f"values: expected a value of every control, missing {missing}")
+        return self._inactive_of(self._scene_values(values))
+
+    def _inactive_of(self, values: dict) -> dict[str, str]:
+        """:meth:`inactive` without its check (the per-change path: the controls' own values)."""
         return {}
 
     def _moving(self, artist, depends: Sequence[str] | None = None):
@@ -170,7 +218,7 @@ class Experiment:
         nothing now; ``live`` (the default) also shows the frame and readouts in the widget."""
         full = self._move_artists()
         self.blit.render(self._drawn_values, full)
-        self._inactive = self.inactive(self._drawn_values)
+        self._inactive = self._inactive_of(self._drawn_values)
         self.view.show_inactive(self._inactive)
         if live:
             self.view.show(self._encode(self.live_compress_level), self.readout_html())
@@ -183,7 +231,7 @@ class Experiment:
         self._drawn_values = values
         if not changed or not changed <= set(self.VIEW_CONTROLS):
             first = not self._scene
-            self._scene = self.scene(**values)
+            self._scene = self._scene_of(**values)      # checked as the controls were set
             self._scene_serial[0] += 1
             if first:                   # a misspelt declared key: said here, not deep in a draw
                 check_declared_keys(type(self), self._scene)
@@ -216,11 +264,27 @@ class Experiment:
 
     def readout_table(self, scene: dict | None = None) -> str:
         """The readout rows as an HTML table (also shown under each static frame)."""
-        return readout_table(self.READOUTS, (scene or self._scene)["numbers"])
+        return readout_table(self.READOUTS, self._scene_or(scene)["numbers"])
 
     def readout_text(self, scene: dict | None = None) -> str:
         """A short one-line version of the readouts (for static frames)."""
-        return readout_text(self.READOUTS, (scene or self._scene)["numbers"])
+        return readout_text(self.READOUTS, self._scene_or(scene)["numbers"])
+
+    def _scene_or(self, scene: dict | None, *keys: str) -> dict:
+        """``scene``, or the current one when it is None (not when it is empty: ``{}`` used to
+        show the current scene's readouts silently), checked to hold ``numbers`` with every
+        readout's key and the top-level ``keys`` a subclass's table reads."""
+        if scene is None:
+            return self._scene
+        numbers = scene.get("numbers") if isinstance(scene, dict) else None
+        if not isinstance(numbers, dict):
+            raise ValueError(f"scene: expected a scene of {type(self).__name__} (a dict with "
+                             f"'numbers'), got {scene!r:.60}")
+        lacking = [k for _, k, _ in self.READOUTS if k not in numbers] + \
+            [k for k in keys if k not in scene]
+        if lacking:
+            raise ValueError(f"scene: expected a scene of {type(self).__name__}, it lacks {lacking}")
+        return scene
 
     # ------------------------------------------------------------------ frame players
     def sweep_values(self, control: str | None = None, n: int = 17) -> list:
@@ -259,14 +323,11 @@ class Experiment:
         figure (inches, layout, points), laid out as it was at 1x, at ``scale`` times ``dpi``
         (live mode on a 2x screen; the book's 2x frames, :func:`widgets.players.dense_frames`).
         """
-        try:
-            scale = float(scale)
-        except (TypeError, ValueError):
-            scale = float("nan")
-        if not 1.0 <= scale <= 4.0:
+        # a number as the controls take one: no text, no bool, no float() of a huge int
+        if not _real(scale) or not 1.0 <= scale <= 4.0:
             raise ValueError(f"{type(self).__name__}.set_scale: scale must be a number from 1 to "
-                             f"4 (device pixels per CSS pixel), got {scale!r}")
-        self.figure.set_dpi(self.dpi * scale)
+                             f"4 (device pixels per CSS pixel), got {_shown(scale)}")
+        self.figure.set_dpi(self.dpi * float(scale))
         self.invalidate()
 
     def _render(self, full: bool = False) -> None:
@@ -278,6 +339,8 @@ class Experiment:
 
     def fit_span(self, p: Bars | Curve) -> tuple:
         """The controls a panel's axis is fitted over (:func:`widgets.limits.fit_span`)."""
+        if not isinstance(p, (Bars, Curve)):
+            raise ValueError(f"p: expected a Bars or Curve panel (one of BARS or CURVES), got {p!r:.60}")
         return fit_span(type(self), p)
 
     def _fitted_limit(self, panel, p: Bars | Curve) -> float:
@@ -285,21 +348,34 @@ class Experiment:
 
     def bar_heights(self, panel: int = 0) -> np.ndarray:
         """The drawn heights of a declared bar panel, shape (series, ticks) (for tests)."""
-        return np.array([group.heights() for group in self._bar_parts[panel][1]])
+        return np.array([group.heights() for group in self._bar_panel(panel)[1]])
 
     def bar_total(self, panel: int = 0) -> np.ndarray | None:
         """The drawn total marks of a declared bar panel, or None."""
-        total = self._bar_parts[panel][2]
+        total = self._bar_panel(panel)[2]
         return None if total is None else np.asarray(total.get_ydata(), float)
 
     def bar_axes(self, panel: int = 0):
         """The axes of a declared bar panel."""
-        return self._bar_parts[panel][0]
+        return self._bar_panel(panel)[0]
+
+    def _bar_panel(self, panel: Any) -> tuple:
+        """The drawn parts of bar panel ``panel``: an index into ``BARS`` (no negative one, which
+        would silently read another panel from the end)."""
+        if not isinstance(panel, Integral) or isinstance(panel, (bool, np.bool_)) \
+                or not 0 <= panel < len(self._bar_parts):
+            raise ValueError(f"panel: expected the index of one of {type(self).__name__}'s "
+                             f"{len(self._bar_parts)} bar panels (0 to {len(self._bar_parts) - 1}), "
+                             f"got {panel!r:.40}")
+        return self._bar_parts[panel]
 
     @classmethod
     def draw_on(cls, fig: Figure, **values: Any) -> "Experiment":
         """Draw the scene for ``values`` once on a given figure, with no widgets and no
         blitting (used by the naive baseline of the benchmark and for one-off pictures)."""
+        if not isinstance(fig, Figure):
+            raise ValueError(f"fig: expected a matplotlib Figure, got {fig!r:.60}")
+        values = cls._scene_values(values)
         drawer = cls.__new__(cls)
         drawer._specs = {c.name: c for c in cls.CONTROLS}
         drawer._players = {c.name: c for c in cls.CONTROLS if isinstance(c, Player)}
@@ -307,7 +383,7 @@ class Experiment:
         build_parts(drawer, fig)
         defaults = {c.name: c.value for c in cls.CONTROLS if not isinstance(c, Player)}
         drawer._drawn_values = {**defaults, **values}
-        drawer._scene = cls.scene(**drawer._drawn_values)
+        drawer._scene = cls._scene_of(**drawer._drawn_values)
         cls._draw(drawer, drawer._scene)
         draw_parts(drawer, drawer._scene)
         drawer.blit.still()
@@ -320,12 +396,38 @@ class Experiment:
             raise ValueError(f"{type(self).__name__} has no control {name!r}: expected one of "
                              f"{sorted(self.controls)}") from None
 
+    @classmethod
+    def _scene_values(cls, values: dict) -> dict:
+        """``values`` for ``scene`` (no Play: it only drives its slider), each checked by its
+        control's spec; an unknown name or a Play's: ``ValueError`` listing the names."""
+        specs = {c.name: c for c in cls.CONTROLS if not isinstance(c, Player)}
+        for k in values:
+            if k not in specs:
+                player = next((c for c in cls.CONTROLS if c.name == k), None)
+                if player is not None:
+                    raise ValueError(f"{k}: expected a value of {player.target} instead (the Play "
+                                     f"only drives it; the scene does not take {k})")
+                raise ValueError(f"{cls.__name__} has no control {k!r}: expected one of "
+                                 f"{sorted(specs)}")
+        return {k: specs[k].check(v) for k, v in values.items()}
+
     def _checked(self, values: dict) -> dict:
         """``values`` with each checked by its control's spec (``ValueError`` naming the control)."""
+        return self._checked_values(values, self._specs, self._players)   # the specs kept
+
+    @classmethod
+    def _checked_values(cls, values: dict, specs: dict | None = None,
+                        players: dict | None = None) -> dict:
+        """:meth:`_checked` of the class: what ``set`` and the constructor accept, said before
+        anything is built (live mode's ``create``); ``specs`` and ``players``: the instance's."""
+        if specs is None:
+            specs = {c.name: c for c in cls.CONTROLS}
+            players = {c.name: c for c in cls.CONTROLS if isinstance(c, Player)}
         for k in values:
-            self._control(k)                          # an unknown name: ValueError listing the controls
-        checked = {k: self._specs[k].check(v) for k, v in values.items()}
-        for name, player in self._players.items():   # a Play sets its slider: not both at once
+            if k not in specs:                        # an unknown name: ValueError listing the controls
+                raise ValueError(f"{cls.__name__} has no control {k!r}: expected one of {sorted(specs)}")
+        checked = {k: specs[k].check(v) for k, v in values.items()}
+        for name, player in players.items():         # a Play sets its slider: not both at once
             if name in values and player.target in values:
                 raise ValueError(f"{name}, {player.target}: expected at most one of them ({name} drives "
                                  f"{player.target}), got both")

@@ -137,7 +137,7 @@ def fitted_limit(exp, panel, p) -> float:
     lim = _FITTED.get(key)
     if lim is None:
         specs = {c.name: c for c in cls.CONTROLS}
-        lim = _FITTED[key] = fit_limit(cls.scene, p, {c: specs[c] for c in span}, values)
+        lim = _FITTED[key] = fit_limit(cls._scene_of, p, {c: specs[c] for c in span}, values)
     return lim
 
 

@@ -190,6 +190,8 @@ def _experiment_class(name: str):
     now, with its fits and data), else from ``widgets.EXPERIMENTS``."""
     import importlib
 
+    if not isinstance(name, str):                 # a list: "unhashable type" from the dict lookup
+        raise ValueError(f"sb_live: name: expected an experiment's registry name (a text), got {name!r:.60}")
     if not _LAZY["classes"]:
         from widgets import EXPERIMENTS
 
@@ -260,6 +262,37 @@ def _plain_option(o: Any) -> Any:
 _MISSING = object()
 
 
+def _json_object(values_json: Any) -> dict:
+    """The control values the page sent: a JSON object, else ``ValueError`` naming it (a list
+    used to fail with an AttributeError, in ``create`` after the experiment was registered)."""
+    try:
+        values = json.loads(values_json)
+    except (TypeError, ValueError):
+        values = _MISSING
+    if not isinstance(values, dict):
+        raise ValueError(f"values_json: expected a JSON object of control values, got {values_json!r:.60}")
+    return values
+
+
+def _clean(cls, values: dict) -> dict:
+    """JSON's values as the controls take them: a choice's option itself (JSON has its plain
+    form), a Play's whole number (JSON may send 3.0 for 3); the rest as sent (the specs check
+    them: a number in range)."""
+    specs = {c.name: c for c in cls.CONTROLS}
+    clean = {}
+    for k, v in values.items():
+        spec = specs.get(k)
+        if spec is None:
+            raise ValueError(f"sb_live: {cls.__name__} has no control {k!r}")
+        if hasattr(spec, "options"):               # a Choice: the option itself
+            clean[k] = next((o for o in spec.options if _plain_option(o) == v), v)
+        elif type(spec).__name__ == "Player":      # JSON may send 3.0 for 3
+            clean[k] = int(v) if isinstance(v, float) and v.is_integer() else v
+        else:
+            clean[k] = v
+    return clean
+
+
 class Live:
     """The page's experiments: one Python object per "Run live" click, shared interpreter."""
 
@@ -296,21 +329,28 @@ class Live:
         what :meth:`update` returns, for the picture now drawn).  The experiment is built at its
         defaults (its layout and axis fits are those of the book's frames) and then set."""
         cls = _experiment_class(name)
+        from widgets.controls import _real, _shown
+
+        if not _real(scale) or not 1.0 <= scale <= 3.0:    # no float(): text, bools, huge ints
+            raise ValueError(f"sb_live: scale must be a number from 1 to 3 (device pixels per "
+                             f"CSS pixel), got {_shown(scale)}")
         scale = float(scale)
-        if not 1.0 <= scale <= 3.0:
-            raise ValueError(f"sb_live: scale must be between 1 and 3 (device pixels per CSS "
-                             f"pixel), got {scale!r}")
-        exp = cls(narrow=bool(narrow))
+        from widgets._narrow import checked_narrow
+
+        narrow = checked_narrow(narrow)
+        # the values are checked before anything is built or registered
+        values = _clean(cls, _json_object(values_json or "{}"))
+        cls._checked_values(values)
+        exp = cls(narrow=narrow)
         if scale != 1.0:                  # same layout (figure fractions, points), more pixels
             exp.set_scale(scale)
             exp.update(live=False)
         handle = self._next
         self._next += 1
         self._experiments[handle] = exp
-        values = json.loads(values_json or "{}")
-        now = {k: _plain_option(v) for k, v in exp.values().items()}
+        now = exp.values()
         if any(now.get(k, _MISSING) != v for k, v in values.items()):   # else drawn already
-            self._set(handle, values)
+            exp._set(values, live=False)
         w, h = exp.canvas.get_width_height()
         return json.dumps({"handle": handle, "title": exp.title, "width": w, "height": h,
                            "scale": scale, "narrow": exp.narrow, "controls": control_specs(cls),
@@ -326,45 +366,38 @@ class Live:
 
     def update(self, handle: int, values_json: str) -> str:
         """Set controls (JSON object), render (blitted, no PNG); return JSON readouts + state."""
-        self._set(handle, json.loads(values_json))
+        exp = self._experiment(handle)
+        exp._set(_clean(type(exp), _json_object(values_json)), live=False)   # no encoding
         return json.dumps(self._report(handle))
 
-    def _set(self, handle: int, values: dict) -> None:
-        exp = self._experiments[handle]
-        specs = {c.name: c for c in type(exp).CONTROLS}
-        clean = {}
-        for k, v in values.items():
-            spec = specs.get(k)
-            if spec is None:
-                raise ValueError(f"sb_live: {type(exp).__name__} has no control {k!r}")
-            if hasattr(spec, "options"):               # a Choice: the option itself
-                clean[k] = next((o for o in spec.options if _plain_option(o) == v), v)
-            elif type(spec).__name__ == "Player":          # JSON may send 3.0 for 3
-                clean[k] = int(v) if isinstance(v, float) and v.is_integer() else v
-            else:
-                clean[k] = v                           # checked by the spec (exp._set): a number in range
-        exp._set(clean, live=False)                   # scene + blitted render, no encoding
+    def _experiment(self, handle: int):
+        """The experiment of ``handle``; one never made (or closed): ``ValueError`` naming it."""
+        try:
+            return self._experiments[handle]
+        except (KeyError, TypeError):
+            raise ValueError(f"handle: expected one of the open experiments' handles "
+                             f"{sorted(self._experiments)}, got {handle!r:.40}") from None
 
     def _report(self, handle: int) -> dict:
         """The readouts, numbers, disabled controls and notes of the picture drawn now."""
-        exp = self._experiments[handle]
+        exp = self._experiments[handle]             # an open handle: update's or create's
         kept = self._readouts.get(handle)
         if kept is None or kept[0] is not exp._scene:  # a view's turn keeps the scene (and table)
             kept = self._readouts[handle] = (exp._scene, exp.readout_table())
         return {"readouts": kept[1], "state": exp.state(),
-                "inactive": exp.inactive(exp.values()),   # control -> reason
+                "inactive": exp._inactive_of(exp.values()),   # control -> reason (values checked)
                 "notes": exp.notes()}                     # control -> reason or hint
 
     def pixels(self, handle: int):
         """The figure's RGBA pixels (h, w, 4) uint8, rows top to bottom (no copy)."""
-        return self._experiments[handle].canvas.buffer_rgba()
+        return self._experiment(handle).canvas.buffer_rgba()
 
     def state(self, handle: int) -> str:
-        return json.dumps(self._experiments[handle].state())
+        return json.dumps(self._experiment(handle).state())
 
     def values(self, handle: int) -> str:
         """The experiment's control values (JSON object), as the adapter's controls show them."""
-        return json.dumps({k: _plain_option(v) for k, v in self._experiments[handle].values().items()})
+        return json.dumps({k: _plain_option(v) for k, v in self._experiment(handle).values().items()})
 
 
 LIVE = Live()

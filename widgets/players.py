@@ -105,10 +105,12 @@ def dense_frames(cls: type, settings: dict, control: str, values: Sequence,
 
     if not isinstance(settings, dict):
         raise ValueError(f"dense_frames: settings must be a dict of control values, got {settings!r}")
-    if control not in {c.name for c in cls.CONTROLS}:
+    if not isinstance(control, str) or control not in {c.name for c in cls.CONTROLS}:
         raise ValueError(f"dense_frames: control must be one of {cls.__name__}'s controls "
                          f"{[c.name for c in cls.CONTROLS]}, got {control!r}")
-    exp = cls(narrow=bool(narrow), **settings)
+    if isinstance(values, (str, bytes, dict)) or not hasattr(values, "__iter__"):
+        raise ValueError(f"values: expected a sequence of values of {control!r}, got {values!r:.60}")
+    exp = cls(narrow=checked_narrow(narrow), **settings)
     try:
         exp.set_scale(scale)
         out = []

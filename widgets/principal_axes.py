@@ -138,7 +138,7 @@ class PrincipalAxes(Experiment):
 
     def readout_table(self, scene=None):
         """Readouts plus the 3x3 matrix I_c as a table (its numbers live here, not in the figure)."""
-        M = (scene or self._scene)["I_c"]
+        M = self._scene_or(scene, "I_c")["I_c"]
         head = "".join(f"<th style='padding:0 4px'>{a}</th>" for a in AXES)
         body = "".join(
             f"<tr><th style='padding:0 4px'>{AXES[r]}</th>"

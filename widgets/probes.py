@@ -116,7 +116,7 @@ class Probes(Experiment):
         return {"u": "moves only the line probe: choose probe path = line"}
 
     def readout_text(self, scene=None):
-        n = (scene or self._scene)["numbers"]
+        n = self._scene_or(scene)["numbers"]
         return (f"{n['path']} probe: dv_P/dt = {_v(n['vdot_P'])}, "
                 f"ω×u = {_v(n['omega_x_u'])}, (A_P)_lin = {_v(n['A_P_lin'])}, "
                 f"d(v_P^c)/dt = {_v(n['frame_rate'])} m/s²")

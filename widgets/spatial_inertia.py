@@ -108,7 +108,7 @@ class SpatialInertia(Experiment):
 
     def readout_table(self, scene=None):
         """Readouts plus the 6x6 matrix as a table (its numbers live here, not in the figure)."""
-        M = (scene or self._scene)["matrix"]
+        M = self._scene_or(scene, "matrix")["matrix"]
         return super().readout_table(scene) + matrix_table(M, ROWS, COLS, "I_P", "kg m², kg m, kg")
 
     def _draw(self, s):
