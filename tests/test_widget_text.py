@@ -244,3 +244,18 @@ def test_every_text_beside_the_figure_has_a_chinese_translation(name):
                      if name in names and not entries.get(t))
     assert not missing, (f"{name}: no Chinese for {missing}: run .venv/bin/python "
                          f"tools/zh_strings.py update, translate, then its import and check")
+
+
+def test_the_reasons_a_control_is_off_are_found_for_the_catalogue():
+    """The off-reasons come from each experiment's own ``inactive`` source (kept as
+    ``_inactive_of`` behind the checked ``inactive``): the catalogue must still find them."""
+    import sys
+    from pathlib import Path
+
+    from widgets import Probes
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
+    import zh_strings
+
+    reason = Probes(path="fixed").inactive({"path": "fixed", "nu": 0.0, "omega": 2.0, "u": 0.5})["u"]
+    assert "probes" in zh_strings._experiment_strings().get(reason, set())

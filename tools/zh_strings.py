@@ -412,11 +412,14 @@ def _experiment_strings() -> dict[str, set]:
                 add(o, name)
         for row in getattr(cls, "READOUTS", ()):
             add(row[0], name)
-        if "inactive" in cls.__dict__:
+        # the experiment's own ``inactive`` (kept as ``_inactive_of`` behind the checked
+        # ``inactive`` that widgets.experiment.Experiment.__init_subclass__ puts in its place)
+        own = cls.__dict__.get("_inactive_of")
+        if own is not None:
             import inspect
             import textwrap
 
-            tree = ast.parse(textwrap.dedent(inspect.getsource(cls.inactive)))
+            tree = ast.parse(textwrap.dedent(inspect.getsource(own)))
             for node in ast.walk(tree):
                 if isinstance(node, ast.Dict):
                     for v in node.values:
