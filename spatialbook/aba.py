@@ -12,7 +12,7 @@ from ._tree_aligned import _ARTICULATED, _ARTICULATED_FULL, _COLUMN, _Aligned, _
 from ._tree_blocks import _Arena, _aba_block, _crba_block, _in_blocks, _rnea_block
 from ._tree_kernels import (
     _add_velocity_product, _articulated_outer, _crf, _force_back, _gravity_in_body, _joint_back, _matmul, _motion,
-    _solve_spd, _solve_symmetric, _transforms, _turn_articulated,
+    _solve_spd, _solve_symmetric, _solve_cholesky, _ONE_THREAD_SOLVE, _transforms, _turn_articulated,
 )
 from ._tree_world import _WORLD_STATES, _crba_world, _frames, _rnea_world, _world
 from .crba import _crba
@@ -24,7 +24,54 @@ from .tree import Tree, _check_tree
 _ABA_FROM_DOF = 12
 
 
-def _aba(tree: _Aligned, q, qd, tau, g, arena: _Arena) -> np.ndarray:
+#: Forward dynamics refuses a state whose pivot for some degree of freedom (the ABA's D_i, the
+#: LDL^T pivots of H, a free body's articulated-inertia pivots) is at most this fraction of the
+#: gross inertia that degree of freedom could move (``_dof_scales``).  Rounding leaves about
+#: 1e-16 of that scale where the exact pivot is zero (a mass on its own hinge axis: H = -9e-18
+#: for 0.49 kg m^2), and qdd = 1/pivot would then be rounding noise times 1e16; 1e-12 is far
+#: above the noise and far below any body of a real robot (a 1 mm rod about its own 1 m axis: 1e-6).
+_SINGULAR = 1e-12
+_SCALES: dict = {}
+
+
+def _dof_scales(tree: Tree) -> np.ndarray:
+    """Per entry of qd, a q-independent bound on the inertia its joint moves (cached per tree):
+    revolute (and a free joint's turns) sum over the subtree of tr(J_k) + m_k (R_k + |c_k|)^2,
+    kg m^2, with J_k body k's rotational inertia about its origin, c_k its centre of mass and
+    R_k the sum of the placement offsets from the joint to body k; prismatic (a free joint's
+    slides) the subtree's mass, kg.  The units of H's diagonal, so that a pivot can be compared
+    with it whatever the tree's size or units."""
+    hit = _SCALES.get(id(tree))
+    if hit is not None and hit[0] is tree:
+        return hit[1]
+    I, n = tree.inertias, len(tree.parents)
+    mass = I[:, 3, 3]
+    spin = np.trace(I[:, :3, :3], axis1=1, axis2=2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        arm = np.where(mass > 0, np.linalg.norm(I[:, :3, 3:], axis=(1, 2)) / np.sqrt(2) / mass, 0.0)
+    offset = np.linalg.norm(tree.placements[:, 3:, :3], axis=(1, 2)) / np.sqrt(2)    # |d| of X_T = [[R^T, 0], [-R^T [d]x, R^T]]
+    scales = []
+    for i, kind in enumerate(tree.kinds):
+        turn, slide = 0.0, 0.0
+        for k in range(i, n):                            # bodies k >= i whose path to the root passes i
+            R, j = 0.0, k
+            while j > i:
+                R, j = R + offset[j], int(tree.parents[j])
+            if j == i:
+                turn += spin[k] + mass[k] * (R + arm[k]) ** 2
+                slide += mass[k]
+        if kind == "free":
+            scales += [turn] * 3 + [slide] * 3
+        else:
+            scales.append(slide if kind == "prismatic" else turn)
+    out = np.array(scales)
+    if len(_SCALES) > 64:
+        _SCALES.clear()
+    _SCALES[id(tree)] = (tree, out)
+    return out
+
+
+def _aba(tree: _Aligned, q, qd, tau, g, arena: _Arena, floor: np.ndarray | None = None) -> np.ndarray:
     """qdd (nv, b) from q (nq, b), qd, tau (nv, b), g (3, b): the articulated-body algorithm
     (Featherstone, RBDA Table 7.1), in aligned body coordinates, for the accelerations beyond
     those of qdd = 0.
@@ -35,7 +82,8 @@ def _aba(tree: _Aligned, q, qd, tau, g, arena: _Arena) -> np.ndarray:
     no bias acceleration (c = 0): inward I^A_p += X^T (I^A - U U^T / D) X and
     p^A_p += X^T (p^A + U u / D), with U = I^A S, D = S^T U, u = tau - S^T p^A; outward
     qdd_i = (u_i - U_i^T X_i a_p) / D_i.  Articulated inertias are kept as their 21 numbers
-    (``_ARTICULATED``), where the joint's turn is a few row operations."""
+    (``_ARTICULATED``), where the joint's turn is a few row operations.  With ``floor`` (nv,),
+    the states where some pivot (D_i, or a free body's) is at most ``floor`` get qdd = nan."""
     parents, row, free, iq, iv = tree.parents, tree.row, tree.free, tree.iq, tree.iv
     n, b = len(parents), q.shape[1]
     X = _transforms(tree, q, arena)
@@ -98,7 +146,10 @@ def _aba(tree: _Aligned, q, qd, tau, g, arena: _Arena) -> np.ndarray:
         k = iv[i]
         if free[i]:                                      # I^A a = tau - p^A, with S = E: qdd = a
             M = _matmul(_ARTICULATED_FULL, IA[i], arena("aba_full", 36, b)).reshape(6, 6, b)
-            a[i] = _solve_symmetric(M, tau[k:k + 6] - pA[i])
+            pivots = arena("aba_pivots", 6, b)
+            a[i] = _solve_symmetric(M, tau[k:k + 6] - pA[i], pivots)
+            if floor is not None:
+                D[i] = np.min(pivots - floor[k:k + 6, None], axis=0) + floor[k]   # checked with D below
             qdd[k:k + 6] = a[i]
             continue
         _motion(X[i], a[parents[i]], a[i], arena)        # a' = X_i a_p
@@ -107,6 +158,9 @@ def _aba(tree: _Aligned, q, qd, tau, g, arena: _Arena) -> np.ndarray:
         np.subtract(u[i], qdd[k], out=qdd[k])
         qdd[k] /= D[i]                                   # qdd_i = (u_i - U_i^T a') / D_i
         a[i, r] += qdd[k]                                # a_i = a' + S_i qdd_i
+    if floor is not None:                                # near-singular: rounding decides qdd
+        first = floor[list(iv)]
+        qdd[:, np.any(D <= first[:, None], axis=0) | ~np.all(D > 0, axis=0)] = np.nan
     return qdd
 
 
@@ -173,8 +227,9 @@ def forward_dynamics(tree, q, qd, tau, gravity=_G, method="auto") -> np.ndarray:
         H = _crba_world(aligned, q_, frames)
         return _solved(tree, H, tau_ - C).reshape(qd.shape)
     if method == "aba":
+        floor = _SINGULAR * _dof_scales(tree)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            qdd = _in_blocks(functools.partial(_aba, aligned), (nv,), q_, qd_, tau_, g_, block=_aba_block(aligned))
+            qdd = _in_blocks(functools.partial(_aba, aligned, floor=floor), (nv,), q_, qd_, tau_, g_, block=_aba_block(aligned))
         if not np.all(np.isfinite(qdd)):
             bad = ~np.all(np.isfinite(qdd), axis=-1)
             raise ValueError(_singular(tree, _crba_world(aligned, q_[bad][:1]), "an articulated inertia is singular"))
@@ -187,23 +242,48 @@ def forward_dynamics(tree, q, qd, tau, gravity=_G, method="auto") -> np.ndarray:
 
 def _solved(tree: Tree, H: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """qdd of H qdd = rhs, or the singular-tree error: H not positive definite, or so near
-    singular that qdd overflows (a body of 1e-300 kg: inf, where the ABA's D_i = 0 is refused)."""
+    singular that rounding decides qdd: an LDL^T pivot of H at most ``_SINGULAR`` times its
+    degree of freedom's scale (the ABA's D_i are held to the same rule), or qdd overflowing."""
     try:
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            qdd = _solve_spd(H, rhs[..., None])[..., 0]
+            if H.shape[-1] <= _ONE_THREAD_SOLVE:
+                qdd, pivots = _solve_cholesky(H, rhs)
+            else:
+                pivots = np.square(np.diagonal(np.linalg.cholesky(H), axis1=-2, axis2=-1))
+                qdd = _solve_spd(H, rhs[..., None])[..., 0]
     except np.linalg.LinAlgError:
         raise ValueError(_singular(tree, H, "the mass matrix H(q) is singular")) from None
+    if not np.all(pivots > _SINGULAR * _dof_scales(tree)):
+        raise ValueError(_singular(tree, H, "the mass matrix H(q) is singular (to rounding)"))
     if not np.all(np.isfinite(qdd)):
         raise ValueError(_singular(tree, H, "the mass matrix H(q) is singular (qdd overflows)"))
     return qdd
 
 
+def _pivots(H: np.ndarray, floor: np.ndarray) -> np.ndarray:
+    """The LDL^T pivots (k, nv) of k symmetric matrices H (k, nv, nv), eliminated in order
+    (no square roots, so that a negative pivot from rounding shows as one); a pivot at most
+    ``floor`` eliminates nothing (its row is rounding noise: dividing by it would flag the rest)."""
+    A = np.array(H, dtype=float).reshape(-1, H.shape[-1], H.shape[-1])
+    d = np.empty(A.shape[:2])
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for j in range(A.shape[-1]):
+            d[:, j] = A[:, j, j]
+            f = np.where(d[:, j, None] > floor[j], A[:, j + 1:, j] / A[:, j, j, None], 0.0)
+            A[:, j + 1:, j + 1:] -= f[:, :, None] * A[:, None, j, j + 1:]
+    return d
+
+
 def _singular(tree: Tree, H: np.ndarray, what: str) -> str:
     """The message for a forward dynamics that cannot be solved, naming the joints that move no
-    inertia at all (H_ii = 0 in some state: nothing with mass, or nothing off the axis, beyond the joint)."""
-    diagonal = np.diagonal(H, axis1=-2, axis2=-1).reshape(-1, H.shape[-1])
-    scale = max(1.0, float(np.max(np.abs(diagonal), initial=0.0)))
-    dof = np.flatnonzero(np.any(diagonal <= 1e-12 * scale, axis=0))
+    inertia beyond what the joints before them move (an LDL^T pivot of H at most ``_SINGULAR``
+    times the joint's scale, or not a number, in some state: nothing with mass, or nothing off
+    the axis, beyond the joint); if the pivots in that order find none, those eliminated leaves first."""
+    floor = _SINGULAR * _dof_scales(tree)
+    flagged = ~(_pivots(H, floor) > floor)
+    if not flagged.any():                                # the ABA's order: leaves first
+        flagged = ~(_pivots(H[..., ::-1, ::-1], floor[::-1]) > floor[::-1])[:, ::-1]
+    dof = np.flatnonzero(np.any(flagged, axis=0))
     owner = np.repeat(np.arange(len(tree.kinds)), [6 if k == "free" else 1 for k in tree.kinds])
     names = list(dict.fromkeys(tree.joint_names[i] for i in owner[dof]))
     where = f" (joint{'s' if len(names) > 1 else ''} {', '.join(map(repr, names))} move{'' if len(names) > 1 else 's'} no inertia)" if names else ""
