@@ -413,6 +413,17 @@ BAD_LOADS = [
         "</robot>", '<joint name="self" type="revolute"><parent link="arm"/><child link="arm"/></joint></robot>')),
      r"^source: joint 'self': expected a child link other than its parent"),
     # what the Tree refuses is said of the source, not of the constructor's fields alone
+    # numbers in plain decimal syntax only: Python's float() reads "0_5" as 5, "1_0" as 10, "١" as 1
+    (lambda: sb.Tree.from_urdf(URDF_ONE.replace('<origin xyz="0.5 0 0"/>', '<origin xyz="0_5 0 0"/>').format(kind="revolute", axis="0 0 1", extra="")),
+     r"^source: link 'arm': expected 3 numbers in <origin> xyz=\"0_5 0 0\" \(plain decimal"),
+    (lambda: sb.Tree.from_urdf(URDF_ONE.replace('value="2"', 'value="1_0"').format(kind="revolute", axis="0 0 1", extra="")),
+     r"^source: link 'arm': expected a number in <mass> value=\"1_0\""),
+    (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="revolute", axis="0 0 \u0661", extra="")),
+     r"^source: joint 'shoulder': expected 3 numbers in <axis> xyz=\"0 0 \u0661\""),
+    (lambda: sb.Tree.from_urdf(URDF_ONE.replace('ixx="0.1"', 'ixx="0.1\u2003"').format(kind="revolute", axis="0 0 1", extra="")),
+     r"^source: link 'arm': expected a number in <inertia> ixx="),
+    (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="revolute", axis="0 0 inf", extra="")),
+     r"^source: joint 'shoulder': expected 3 finite numbers in <axis> xyz=\"0 0 inf\""),
     (lambda: sb.Tree.from_urdf(URDF_ONE.replace('value="2"', 'value="1e150"').format(kind="revolute", axis="0 0 1", extra="")),
      r"^source: the robot as read cannot make a Tree: inertias: expected finite numbers"),
     (lambda: sb.Tree.from_urdf(URDF_ONE.replace('"shoulder"', '"root_joint"').format(kind="revolute", axis="0 0 1", extra=""), floating_base=True),
