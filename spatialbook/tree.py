@@ -179,7 +179,10 @@ class Tree(_TreeFields):
     in one body become a chain of bodies (massless but the last), and a hinge's anchor
     ``jnt_pos`` becomes its body's origin.  Pass ``gravity=model.opt.gravity`` to the dynamics
     (zeros if the model switches gravity off: ``<flag gravity="disable"/>``, ``mjDSBL_GRAVITY``).
-    A ball joint raises ``ValueError`` naming it.  Joint names are MuJoCo's; an unnamed joint is
+    A ball joint raises ``ValueError`` naming it, and so does a mocap body (``mocap="true"``)
+    with joints below it: its pose is set at run time, and a Tree, whose base is fixed, cannot
+    follow it (a mocap body with nothing moving below it is dropped, like any body welded to the
+    world).  Joint names are MuJoCo's; an unnamed joint is
     called ``joint<id>`` (its MuJoCo id), or ``<body>_joint<id>`` when a named joint has that
     name already.
 

@@ -375,6 +375,9 @@ URDF_ONE = """<robot name="one">
 _MJCF_BALL = """<mujoco><worldbody><body><joint name="wrist" type="ball"/>
   <geom type="sphere" size="0.1"/></body></worldbody></mujoco>"""
 
+_MJCF_MOCAP = """<mujoco><worldbody><body name="hand" mocap="true" pos="1 0 0">
+  <body><joint axis="1 0 0"/><geom size="0.1" pos="0 0.3 0"/></body></body></worldbody></mujoco>"""
+
 BAD_LOADS = [
     (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="revolute", axis="0 0 1", extra='<mimic joint="elbow"/>')), r"^source: joint 'shoulder' is a mimic joint"),
     (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="planar", axis="0 0 1", extra="")), r"^source: joint 'shoulder' has type 'planar'"),
@@ -393,6 +396,9 @@ BAD_LOADS = [
     (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="revolute", axis="0 0 1", extra=""), floating_base="yes"), r"^floating_base: expected"),
     (lambda: sb.Tree.from_mujoco(mujoco.MjModel.from_xml_string(_MJCF_BALL)), r"^model: joint 'wrist' is a ball joint"),
     (lambda: sb.Tree.from_mujoco("robot.xml"), r"^model: expected a mujoco.MjModel"),
+    # a mocap body's pose is set at run time: what hangs from it cannot be a Tree (it was read as welded)
+    (lambda: sb.Tree.from_mujoco(mujoco.MjModel.from_xml_string(_MJCF_MOCAP)),
+     r"^model: body 'hand' is a mocap body and bodies with joints hang from it; its pose is set at run time"),
     # a misspelt or missing attribute read for the dynamics is refused, not read as its default
     (lambda: sb.Tree.from_urdf(URDF_ONE.replace('<axis xyz="{axis}"/>', '<axis XYZ="{axis}"/>').format(kind="revolute", axis="0 0 1", extra="")),
      r"^source: joint 'shoulder': <axis> has unknown attribute\(s\) \['XYZ'\]; expected xyz"),
@@ -429,6 +435,15 @@ BAD_LOADS = [
     (lambda: sb.Tree.from_urdf(URDF_ONE.replace('"shoulder"', '"root_joint"').format(kind="revolute", axis="0 0 1", extra=""), floating_base=True),
      r"^source: the robot as read cannot make a Tree: joint_names: expected distinct names"),
 ]
+
+
+def test_a_mocap_body_with_nothing_moving_below_it_is_dropped():
+    """Only a mocap body that carries joints is refused: a bare mocap target is welded to the
+    world like any jointless body, and the rest of the model loads."""
+    model = mujoco.MjModel.from_xml_string("""<mujoco><worldbody>
+      <body mocap="true" pos="1 0 0"><geom size="0.1"/><body><geom size="0.1"/></body></body>
+      <body><joint name="hinge" axis="0 0 1"/><geom size="0.1" pos="0.3 0 0"/></body></worldbody></mujoco>""")
+    assert sb.Tree.from_mujoco(model).joint_names == ("hinge",)
 
 
 def test_a_chain_of_3000_links_loads_without_recursion():
