@@ -469,3 +469,15 @@ def test_messages_point_at_the_offending_item_of_a_batch():
     I = np.stack([I_C, I_C, NO_TRIANGLE])
     with pytest.raises(ValueError, match=r"^inertia_com: expected .*triangle inequality.* at batch index \(2,\)$"):
         sb.spatial_inertia(2.0, [0, 0, 0], I)
+
+
+@pytest.mark.parametrize("inertia", [sb.spatial_inertia(1.0, [0.1, 0, 0], np.eye(3)),
+                                     np.stack([sb.spatial_inertia(1.0, [0.1, 0, 0], np.eye(3))] * 3)])
+def test_inertia_parts_returns_copies_not_views_of_the_input(inertia):
+    """The mass came back as a view into the caller's array: m *= 2 doubled its mass entries."""
+    before = inertia.copy()
+    parts = sb.inertia_parts(inertia)
+    for part in parts:
+        assert not np.shares_memory(part, inertia)
+        part *= 2
+    np.testing.assert_array_equal(inertia, before)
