@@ -481,3 +481,18 @@ def test_inertia_parts_returns_copies_not_views_of_the_input(inertia):
         assert not np.shares_memory(part, inertia)
         part *= 2
     np.testing.assert_array_equal(inertia, before)
+
+
+def test_door_is_read_only_and_reads_as_before():
+    """sb.DOOR is shared by the book, the widgets and the self-check: an in-place change to it
+    (sb.DOOR["com"] += 1 broke `python -m spatialbook check` and every widget) now raises."""
+    with pytest.raises(ValueError, match="read-only"):
+        sb.DOOR["com"] += 1
+    with pytest.raises(ValueError, match="read-only"):
+        sb.DOOR["inertia_com"][2, 2] = 0.0
+    with pytest.raises(TypeError):
+        sb.DOOR["mass"] = 3.0
+    np.testing.assert_array_equal(sb.DOOR["com"], [0.4, 0, 0])
+    door = dict(sb.DOOR)                 # a copy to change, as users read it
+    door["mass"] = 3.0
+    assert sb.DOOR["mass"] == 2.0 and sorted(door) == sorted(sb.DOOR)
