@@ -496,3 +496,21 @@ def test_door_is_read_only_and_reads_as_before():
     door = dict(sb.DOOR)                 # a copy to change, as users read it
     door["mass"] = 3.0
     assert sb.DOOR["mass"] == 2.0 and sorted(door) == sorted(sb.DOOR)
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: sb.screw_axis([1e-320, 0, 0, 0, 1, 0]), "velocity"),           # point 1e320 m: was [0, 0, inf]
+    (lambda: sb.screw_axis([1e-320, 0, 0, 1, 0, 0]), "velocity"),           # pitch 1e320: was inf (a translation)
+    (lambda: sb.screw_axis([[0, 0, 1, 0, 1, 0], [1e-200, 0, 0, 0, 1e-99, 0]]), "velocity"),   # 1e101 m
+    (lambda: sb.central_axis([0, 1, 0, 1e-320, 0, 0]), "force"),
+])
+def test_an_axis_beyond_what_an_axis_holds_is_refused(call, name):
+    """screw_axis and central_axis returned a point (or pitch) that Axis itself refuses."""
+    with pytest.raises(ValueError, match=rf"^{name}: expected \|(omega|f)\| not so small"):
+        call()
+
+
+def test_an_axis_far_but_within_the_limit_is_returned():
+    ax = sb.screw_axis([1e-90, 0, 0, 0, 1e-10, 0])
+    np.testing.assert_allclose(ax.point, [0, 0, 1e80])
+    assert sb.Axis(*ax).point[2] == 1e80                 # and Axis accepts it back
