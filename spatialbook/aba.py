@@ -18,6 +18,7 @@ from ._tree_world import _WORLD_STATES, _crba_world, _frames, _rnea_world, _worl
 from .crba import _crba
 from .rnea import _rnea
 from ._tree_checks import _broadcast, _G, _gravity, _joint_values, _rows
+from ._checks import _finite_result
 from .tree import Tree, _check_tree
 
 #: ``forward_dynamics(method="auto")`` uses the ABA from this many degrees of freedom (measured).
@@ -232,7 +233,10 @@ def forward_dynamics(tree, q, qd, tau, gravity=_G, method="auto") -> np.ndarray:
             qdd = _in_blocks(functools.partial(_aba, aligned, floor=floor), (nv,), q_, qd_, tau_, g_, block=_aba_block(aligned))
         if not np.all(np.isfinite(qdd)):
             bad = ~np.all(np.isfinite(qdd), axis=-1)
-            raise ValueError(_singular(tree, _crba_world(aligned, q_[bad][:1]), "an articulated inertia is singular"))
+            with np.errstate(over="ignore", invalid="ignore"):      # overflow first: not a wrong "singular"
+                _finite_result(_rnea_world(aligned, q_[bad], qd_[bad], np.zeros_like(qd_[bad]), g_[bad]), _OVERFLOW_NAMES)
+                H = _finite_result(_crba_world(aligned, q_[bad][:1]), _OVERFLOW_NAMES)
+            raise ValueError(_singular(tree, H, "an articulated inertia is singular"))
         return qdd.reshape(qd.shape)
     C = _in_blocks(lambda q, qd, g, arena: _rnea(aligned, q, qd, np.zeros_like(qd), g, arena), (nv,), q_, qd_, g_,
                    block=_rnea_block(aligned))
@@ -244,6 +248,8 @@ def _solved(tree: Tree, H: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """qdd of H qdd = rhs, or the singular-tree error: H not positive definite, or so near
     singular that rounding decides qdd: an LDL^T pivot of H at most ``_SINGULAR`` times its
     degree of freedom's scale (the ABA's D_i are held to the same rule), or qdd overflowing."""
+    _finite_result(rhs, _OVERFLOW_NAMES)                 # overflow first: not a wrong "singular"
+    _finite_result(np.diagonal(H, axis1=-2, axis2=-1), _OVERFLOW_NAMES)
     try:
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             if H.shape[-1] <= _ONE_THREAD_SOLVE:
@@ -258,6 +264,10 @@ def _solved(tree: Tree, H: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     if not np.all(np.isfinite(qdd)):
         raise ValueError(_singular(tree, H, "the mass matrix H(q) is singular (qdd overflows)"))
     return qdd
+
+
+#: The arguments named when forward dynamics overflows.
+_OVERFLOW_NAMES = "tree, q, qd, tau, gravity"
 
 
 def _pivots(H: np.ndarray, floor: np.ndarray) -> np.ndarray:

@@ -19,6 +19,7 @@ from ._tree_blocks import _Arena, _crba_block, _in_blocks
 from ._tree_kernels import _cos_sin, _inertia_matrices, _inertia_times_axis, _matmul, _shift_inertia, _turn_back, _turn_inertia
 from ._tree_world import _WORLD_STATES, _crba_world
 from ._tree_checks import _joint_values, _rows
+from ._checks import _finite_result
 from .tree import _check_tree
 
 
@@ -129,9 +130,12 @@ def mass_matrix(tree, q) -> np.ndarray:
     (rows,) = _rows(q)
     aligned = _aligned(tree)
     if rows.shape[0] <= _WORLD_STATES:
-        return _crba_world(aligned, rows).reshape(q.shape[:-1] + (nv, nv))
+        H = _crba_world(aligned, rows)
+        _finite_result(np.diagonal(H, axis1=-2, axis2=-1), "tree, q")
+        return H.reshape(q.shape[:-1] + (nv, nv))
     if _base_ready(aligned):                             # in base coordinates: nothing carried (``_tree_base.py``)
         H = _in_blocks(functools.partial(_crba_base, aligned), (nv, nv), rows, block=_base_block(aligned), into=True)
     else:
         H = _in_blocks(functools.partial(_crba, aligned), (nv, nv), rows, block=_crba_block(aligned), into=True)
+    _finite_result(np.diagonal(H, axis1=-2, axis2=-1), "tree, q")      # the diagonal bounds the rest (H >= 0)
     return H.reshape(q.shape[:-1] + (nv, nv))
