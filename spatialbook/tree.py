@@ -159,6 +159,20 @@ class Tree(_TreeFields):
     def _make(cls, iterable):          # _replace goes through here: keep it checked
         return cls(*iterable)
 
+    def __eq__(self, other):
+        """Exact equality of every field (arrays entry by entry, shapes included): a Tree is a
+        value, as its fields are read-only.  A tuple's own ``==`` compared the arrays with numpy's
+        ``==`` and raised "truth value of an array is ambiguous".  Anything but a Tree is unequal
+        (a plain tuple too: its own ``==`` would compare the arrays again)."""
+        if not isinstance(other, Tree):
+            return False
+        return all(np.array_equal(a, b) if isinstance(a, np.ndarray) else a == b for a, b in zip(self, other))
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    __hash__ = None                    # arrays inside: unhashable, as before (tuple's hash raised)
+
     @property
     def nq(self) -> int:
         """The number of entries of ``q`` (1 per one-dof joint, 7 per free joint)."""

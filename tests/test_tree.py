@@ -463,3 +463,17 @@ def test_results_that_overflow_float64_are_refused_naming_the_arguments(call, na
     "joint1 moves no inertia" of a tree whose inertias are 1e300."""
     with pytest.raises(ValueError, match=rf"^{re.escape(names)}: the inputs' magnitudes overflow float64"):
         call(_overflowing_tree(), shape)
+
+
+def test_trees_compare_by_value():
+    """tree == sb.Tree(*tree) raised numpy's "truth value of an array is ambiguous"."""
+    I = sb.spatial_inertia(1.0, [0.3, 0, 0], 0.1 * np.eye(3))
+    tree = sb.Tree([-1, 0], [np.eye(6)] * 2, [[0, 0, 1, 0, 0, 0]] * 2, [I, I])
+    assert tree == sb.Tree(*tree) and not (tree != sb.Tree(*tree))
+    assert tree != tree._replace(inertias=[I, 2 * I])
+    assert tree != tree._replace(kinds=["continuous", "revolute"])
+    assert tree != tree._replace(joint_names=["a", "b"])
+    assert tree != sb.Tree([-1], [np.eye(6)], [[0, 0, 1, 0, 0, 0]], [I])       # other shapes: unequal, no error
+    assert tree != tuple(tree) and tree != "tree"
+    with pytest.raises(TypeError):
+        hash(tree)
