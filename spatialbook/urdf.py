@@ -99,6 +99,11 @@ def _refuse_unknown(where: str, element, allowed: set) -> None:
         if child.tag not in allowed and child.tag not in _IGNORED.get(element.tag, set()):
             raise ValueError(f"{where}: unsupported tag <{child.tag}> (it may change the dynamics, so it is not "
                              f"skipped); expected one of {sorted(allowed)}, or one of the ignored {sorted(_IGNORED.get(element.tag, ()))}")
+    if element.tag != "robot":                           # (a robot has many links and joints)
+        for tag in sorted(allowed):
+            if len(element.findall(tag)) > 1:
+                raise ValueError(f"{where}: expected at most one <{tag}> in <{element.tag}>, got "
+                                 f"{len(element.findall(tag))} (only the first would be read)")
 
 
 def _read_urdf(source):

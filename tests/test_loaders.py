@@ -418,6 +418,19 @@ BAD_LOADS = [
     (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="revolute", axis="0 0 1", extra="").replace(
         "</robot>", '<joint name="self" type="revolute"><parent link="arm"/><child link="arm"/></joint></robot>')),
      r"^source: joint 'self': expected a child link other than its parent"),
+    # a duplicated element read for the dynamics: only the first was read
+    (lambda: sb.Tree.from_urdf(URDF_ONE.replace('<mass value="2"/>', '<mass value="2"/><mass value="3"/>').format(kind="revolute", axis="0 0 1", extra="")),
+     r"^source: link 'arm': expected at most one <mass> in <inertial>, got 2"),
+    (lambda: sb.Tree.from_urdf(URDF_ONE.replace('<origin xyz="0.5 0 0"/>', '<origin xyz="0.5 0 0"/><origin xyz="0.7 0 0"/>').format(kind="revolute", axis="0 0 1", extra="")),
+     r"^source: link 'arm': expected at most one <origin> in <inertial>, got 2"),
+    (lambda: sb.Tree.from_urdf(URDF_ONE.replace('</inertial>', '</inertial><inertial><mass value="1"/></inertial>').format(kind="revolute", axis="0 0 1", extra="")),
+     r"^source: link 'arm': expected at most one <inertial> in <link>, got 2"),
+    (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="revolute", axis="0 0 1", extra='<axis xyz="1 0 0"/>')),
+     r"^source: joint 'shoulder': expected at most one <axis> in <joint>, got 2"),
+    (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="revolute", axis="0 0 1", extra='<origin xyz="0 0 1"/><origin xyz="0 0 2"/>')),
+     r"^source: joint 'shoulder': expected at most one <origin> in <joint>, got 2"),
+    (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="revolute", axis="0 0 1", extra='<parent link="arm"/>')),
+     r"^source: joint 'shoulder': expected at most one <parent> in <joint>, got 2"),
     # what the Tree refuses is said of the source, not of the constructor's fields alone
     # numbers in plain decimal syntax only: Python's float() reads "0_5" as 5, "1_0" as 10, "١" as 1
     (lambda: sb.Tree.from_urdf(URDF_ONE.replace('<origin xyz="0.5 0 0"/>', '<origin xyz="0_5 0 0"/>').format(kind="revolute", axis="0 0 1", extra="")),
