@@ -37,7 +37,10 @@ class Axis(_AxisFields):
     definite position.
 
     :func:`screw_axis` and :func:`central_axis` return one; built by hand, its arguments are
-    checked like any other input.
+    checked like any other input, broadcast to one batch shape (a pitch of shape (k,) with one
+    point and direction gives k axes, each field with the batch axes (k,)) and copied into
+    read-only arrays, so that changing the caller's arrays afterwards cannot change the checked
+    Axis.
 
     >>> import spatialbook as sb
     >>> sb.Axis([0, 0, 0], [0, 0, 1], 0.5).pitch
@@ -57,8 +60,11 @@ class Axis(_AxisFields):
         if np.any(np.isnan(h) | (h < -MAX_MAGNITUDE) | ((h > MAX_MAGNITUDE) & (h != np.inf))):
             raise ValueError(f"pitch: expected a finite number, of magnitude at most {MAX_MAGNITUDE:g}, "
                              f"or +inf for a pure translation or couple, got {_show(h)}")
-        batch_shape(("point", r, 1), ("direction", n, 1), ("pitch", h, 0))
-        return super().__new__(cls, r, n, h)
+        batch = batch_shape(("point", r, 1), ("direction", n, 1), ("pitch", h, 0))
+        fields = [np.array(np.broadcast_to(a, batch + a.shape[a.ndim - core:])) for a, core in ((r, 1), (n, 1), (h, 0))]
+        for a in fields:                                 # copies: the caller's arrays stay the caller's
+            a.flags.writeable = False
+        return super().__new__(cls, *fields)
 
     @classmethod
     def _make(cls, iterable):          # _replace goes through here: keep it checked

@@ -514,3 +514,26 @@ def test_an_axis_far_but_within_the_limit_is_returned():
     ax = sb.screw_axis([1e-90, 0, 0, 0, 1e-10, 0])
     np.testing.assert_allclose(ax.point, [0, 0, 1e80])
     assert sb.Axis(*ax).point[2] == 1e80                 # and Axis accepts it back
+
+
+def test_axis_fields_share_one_batch_shape():
+    """A pitch of shape (1,) with one point and direction was kept as (1,) beside a (3,) point."""
+    ax = sb.Axis([0, 0, 0], [0, 0, 1], np.array([0.1]))
+    assert (ax.point.shape, ax.direction.shape, ax.pitch.shape) == ((1, 3), (1, 3), (1,))
+    ax = sb.Axis([[0, 0, 0], [1, 0, 0]], [0, 0, 1], 0.5)
+    assert (ax.point.shape, ax.direction.shape, ax.pitch.shape) == ((2, 3), (2, 3), (2,))
+    with pytest.raises(ValueError, match="batch shapes do not broadcast: point .*pitch"):
+        sb.Axis([[0, 0, 0], [1, 0, 0]], [0, 0, 1], [0.1, 0.2, 0.3])
+
+
+def test_axis_copies_the_callers_arrays():
+    """Changing the arrays after the check changed the checked Axis (to an infinite point)."""
+    point, direction, pitch = np.zeros(3), np.array([0.0, 0, 1]), np.array(0.5)
+    ax = sb.Axis(point, direction, pitch)
+    point[0], direction[:] = np.inf, [1.0, 1, 1]
+    pitch[...] = np.nan
+    np.testing.assert_array_equal(ax.point, [0, 0, 0])
+    np.testing.assert_array_equal(ax.direction, [0, 0, 1])
+    assert ax.pitch == 0.5
+    with pytest.raises(ValueError, match="read-only"):
+        ax.point[0] = np.inf
