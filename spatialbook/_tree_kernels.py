@@ -259,33 +259,6 @@ def _solve_spd(H: np.ndarray, r: np.ndarray) -> np.ndarray:
     return np.concatenate((Air - _product(AiB, x2), x2), axis=-2)
 
 
-def _solve_cholesky(H: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(x, pivots): x (B, n) with H x = r (B, n) for symmetric positive definite H (B, n, n),
-    and the pivots D (B, n) of H = L D L^T (eliminated in order), so that a near singular H can
-    be told from a regular one.  H = C C^T by LAPACK (np.linalg.cholesky: one gufunc call, half
-    an LU's work); for more than 16 states the two triangular solves then go on rows of states
-    (C copied states last, n^2 row operations), else np.linalg.solve (one call: its per-call
-    cost is what matters there).  Measured (CPU, 10^4-10^5 states, n = 2-11) as fast as
-    np.linalg.solve alone.  For n up to ``_ONE_THREAD_SOLVE``.  Raises np.linalg.LinAlgError if
-    some H is not positive definite (a pivot <= 0, rounding included)."""
-    C = np.linalg.cholesky(H)
-    pivots = np.square(np.diagonal(C, axis1=-2, axis2=-1))
-    if len(H) <= 16:
-        return np.linalg.solve(H, r[..., None])[..., 0], pivots
-    n = H.shape[-1]
-    Ct = np.moveaxis(C, 0, -1).copy()                    # (n, n, B): every row of states contiguous
-    y, t = np.ascontiguousarray(r.T), np.empty(len(H))
-    for j in range(n):                                   # C y = r
-        for k in range(j):
-            y[j] -= np.multiply(Ct[j, k], y[k], out=t)
-        y[j] /= Ct[j, j]
-    for j in reversed(range(n)):                         # C^T x = y
-        for k in range(j + 1, n):
-            y[j] -= np.multiply(Ct[k, j], y[k], out=t)
-        y[j] /= Ct[j, j]
-    return y.T, pivots
-
-
 def _product(P: np.ndarray, Q: np.ndarray) -> np.ndarray:
     """P @ Q (..., a, c) @ (..., c, d) in blocks of rows of at most ``_BLAS_WORK`` multiply-adds
     each (one thread, see :func:`_matmul`)."""
