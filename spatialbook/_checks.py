@@ -18,6 +18,8 @@ in SI units comes near 1e100.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ._kernels import _skew, _vee
@@ -26,6 +28,11 @@ from ._kernels import _skew, _vee
 STRUCTURE_TOL = 1e-9
 #: Largest magnitude accepted for any number (see the module docstring): cubes stay finite.
 MAX_MAGNITUDE = 1e100
+#: Most numbers accepted in one argument or one broadcast batch (0.8 GB of float64): a broadcast
+#: view (np.broadcast_to) or two batches broadcast against each other can stand for far more
+#: numbers than memory holds, and numpy would then fail with MemoryError (596 GiB) or scan for
+#: minutes.  Refused, naming the shapes, before anything is allocated or scanned; split the batch.
+MAX_ENTRIES = 10**8
 _E3 = np.eye(3)
 
 
@@ -76,6 +83,19 @@ def _item(arr: np.ndarray, bad: np.ndarray) -> str:
     return f"{_show(arr[index])} at batch index {index}"
 
 
+def _finite_result(result, names: str):
+    """``result`` if all its numbers are finite, else ValueError naming the arguments ``names``:
+    every input is at most ``MAX_MAGNITUDE``, but a product of several such (m v^2 of 1e100 kg
+    at 1e100 m/s, a wrench of 1e100 kg at 1e100 m) leaves float64, and nan or inf would then come
+    back as an answer (or as a wrong diagnosis).  One pass over the result, its sum (nan and inf
+    carry through a sum; a sum of finite numbers overflows only at 1e308 itself): cheap beside
+    computing it, 2.4 us for one state against 6.6 us for np.all(np.isfinite(...))."""
+    if not math.isfinite(np.add.reduce(result, axis=None)):
+        raise ValueError(f"{names}: the inputs' magnitudes overflow float64 (the result is not finite: products of "
+                         f"inputs exceed 1e308); expected magnitudes whose products stay finite (rescale the units)")
+    return result
+
+
 def _numbers(name: str, value, expected: str) -> np.ndarray:
     """``value`` as a float array, rejecting anything that is not real numbers.
 
@@ -123,6 +143,8 @@ def as_array(name: str, value, trailing: tuple[int, ...]) -> np.ndarray:
     n = len(trailing)
     if arr.ndim < n or tuple(arr.shape[arr.ndim - n:]) != tuple(trailing):
         raise ValueError(f"{name}: expected an array of shape (..., {_fmt(trailing)}), got shape {arr.shape}")
+    if arr.size > MAX_ENTRIES:
+        raise _too_many(name, arr.shape)
     if not _bounded(arr):
         if not np.all(np.isfinite(arr)):
             raise ValueError(f"{name}: expected finite numbers, got NaN or infinity")
@@ -135,6 +157,8 @@ def as_scalar(name: str, value, *, nonnegative: bool = False, positive: bool = F
     arr = _numbers(name, value, "a real number or an array of real numbers")
     if arr.size == 0:
         raise ValueError(f"{name}: expected a real number or a non-empty array of numbers, got an empty array")
+    if arr.size > MAX_ENTRIES:
+        raise _too_many(name, arr.shape)
     if not _bounded(arr):
         raise _unbounded(name, arr, "a finite number")
     if positive and np.any(arr <= 0):
@@ -237,14 +261,28 @@ def _fmt(shape: tuple[int, ...]) -> str:
     return ", ".join(str(s) for s in shape)
 
 
+def _too_many(name: str, shape: tuple, what: str = "", count: int | None = None) -> ValueError:
+    count = math.prod(shape) if count is None else count
+    return ValueError(f"{name}: expected at most {MAX_ENTRIES:.0e} numbers{what}, got shape {shape} "
+                      f"({count:.3g} numbers; a broadcast view counts its whole shape): split the batch")
+
+
 def batch_shape(*items: tuple[str, np.ndarray, int]) -> tuple[int, ...]:
     """Common leading (batch) shape of several checked arrays, each given as (name, array,
-    number of trailing core axes); raise ``ValueError`` naming them if they do not broadcast."""
+    number of trailing core axes); raise ``ValueError`` naming them if they do not broadcast,
+    or if broadcast to it one of them would hold more than ``MAX_ENTRIES`` numbers."""
     shapes = [arr.shape[: arr.ndim - core] for _, arr, core in items]
     try:
-        return np.broadcast_shapes(*shapes)
+        batch = np.broadcast_shapes(*shapes)
     except ValueError:
         described = ", ".join(f"{name} {shape}" for (name, _, _), shape in zip(items, shapes))
         raise ValueError(
             f"batch shapes do not broadcast: {described}; expected leading axes that are equal or 1"
         ) from None
+    states = math.prod(batch)
+    if states > 1 and states * max(math.prod(arr.shape[arr.ndim - core:]) for _, arr, core in items) > MAX_ENTRIES:
+        names = ", ".join(name for name, _, _ in items)
+        described = ", ".join(f"{name} {arr.shape}" for name, arr, _ in items)
+        raise ValueError(f"{names}: expected batches that broadcast to at most {MAX_ENTRIES:.0e} numbers, got "
+                         f"{described}, broadcast to the batch shape {batch}: split the batch")
+    return batch

@@ -268,13 +268,16 @@ def _product(P: np.ndarray, Q: np.ndarray) -> np.ndarray:
     return np.concatenate([P[..., s:s + rows, :] @ Q for s in range(0, P.shape[-2], rows)], axis=-2)
 
 
-def _solve_symmetric(M: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+def _solve_symmetric(M: np.ndarray, rhs: np.ndarray, pivots: np.ndarray | None = None) -> np.ndarray:
     """x (k, b) with M x = rhs for symmetric positive definite M (k, k, b): elimination without
     pivoting (M = L D L^T, stable for such M) on whole rows of states, a few dozen numpy calls
-    for a small k instead of one LAPACK call per state.  A singular M gives inf or nan."""
+    for a small k instead of one LAPACK call per state.  A singular M gives inf or nan.  The
+    pivots D (k, b) are written into ``pivots`` if given (a near-singular M: one near zero)."""
     A, x = M.copy(), rhs.copy()
     k = len(x)
     for j in range(k):                                   # forward: zero column j below the pivot
+        if pivots is not None:
+            pivots[j] = A[j, j]
         f = A[j + 1:, j] / A[j, j]
         A[j + 1:, j + 1:] -= f[:, None] * A[j, None, j + 1:]
         x[j + 1:] -= f * x[j]

@@ -17,6 +17,7 @@ from ._kernels import _skew, _vee
 from .kinematics import _dof_slices, _poses
 from .transforms import _motion_blocks
 from ._tree_checks import _joint_state, _joint_values
+from ._checks import _finite_result
 from .tree import Tree, _check_tree
 
 
@@ -123,7 +124,7 @@ def centroidal_momentum_matrix(tree, q) -> np.ndarray:
     """
     tree = _check_tree(tree)
     q = _joint_values("q", q, tree.nq, tree)
-    return _centroidal_matrix(tree, q)
+    return _finite_result(_centroidal_matrix(tree, q), "tree, q")
 
 
 def centroidal_momentum(tree, q, qd) -> np.ndarray:
@@ -154,4 +155,4 @@ def centroidal_momentum(tree, q, qd) -> np.ndarray:
     """
     tree = _check_tree(tree)
     q, qd = _joint_state(tree, q, qd)
-    return (_centroidal_matrix(tree, q) @ qd[..., None])[..., 0]
+    return _finite_result((_centroidal_matrix(tree, q) @ qd[..., None])[..., 0], "tree, q, qd")

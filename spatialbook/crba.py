@@ -10,6 +10,7 @@ inertias summed without a change of frame, H_ij = S_i^T I^c_j S_j with nothing c
 from __future__ import annotations
 
 import functools
+import math
 
 import numpy as np
 
@@ -19,6 +20,7 @@ from ._tree_blocks import _Arena, _crba_block, _in_blocks
 from ._tree_kernels import _cos_sin, _inertia_matrices, _inertia_times_axis, _matmul, _shift_inertia, _turn_back, _turn_inertia
 from ._tree_world import _WORLD_STATES, _crba_world
 from ._tree_checks import _joint_values, _rows
+from ._checks import MAX_ENTRIES, _finite_result, _too_many
 from .tree import _check_tree
 
 
@@ -126,12 +128,17 @@ def mass_matrix(tree, q) -> np.ndarray:
     tree = _check_tree(tree)
     nv = tree.nv
     q = _joint_values("q", q, tree.nq, tree)
+    if math.prod(q.shape[:-1]) * nv * nv > MAX_ENTRIES:    # H itself: nv^2 numbers a state
+        raise _too_many("q", q.shape, f" in H (nv^2 = {nv * nv} a state)", math.prod(q.shape[:-1]) * nv * nv)
     (rows,) = _rows(q)
     aligned = _aligned(tree)
     if rows.shape[0] <= _WORLD_STATES:
-        return _crba_world(aligned, rows).reshape(q.shape[:-1] + (nv, nv))
+        H = _crba_world(aligned, rows)
+        _finite_result(np.diagonal(H, axis1=-2, axis2=-1), "tree, q")
+        return H.reshape(q.shape[:-1] + (nv, nv))
     if _base_ready(aligned):                             # in base coordinates: nothing carried (``_tree_base.py``)
         H = _in_blocks(functools.partial(_crba_base, aligned), (nv, nv), rows, block=_base_block(aligned), into=True)
     else:
         H = _in_blocks(functools.partial(_crba, aligned), (nv, nv), rows, block=_crba_block(aligned), into=True)
+    _finite_result(np.diagonal(H, axis1=-2, axis2=-1), "tree, q")      # the diagonal bounds the rest (H >= 0)
     return H.reshape(q.shape[:-1] + (nv, nv))

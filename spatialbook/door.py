@@ -6,6 +6,8 @@ width, z up, thickness along y ignored.  The COM is 0.4 m from the hinge along x
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 import numpy as np
 
 from .inertia import plate_inertia
@@ -14,8 +16,19 @@ _MASS = 2.0
 _WIDTH = 0.8
 _HEIGHT = 1.2
 
-#: The door as plain data, so the seed's usage works unchanged.
-DOOR: dict = {
+def _frozen(values: dict) -> MappingProxyType:
+    """A read-only view of ``values`` whose arrays are read-only too: DOOR is shared by the book,
+    the widgets and ``python -m spatialbook check``, so ``DOOR["com"] += 1`` in one notebook would
+    silently change every later figure; now it raises.  Copy to change: ``dict(sb.DOOR)``,
+    ``sb.DOOR["com"].copy()``."""
+    for value in values.values():
+        if isinstance(value, np.ndarray):
+            value.flags.writeable = False
+    return MappingProxyType(values)
+
+
+#: The door as plain data, so the seed's usage works unchanged (read-only: ``_frozen``).
+DOOR = _frozen({
     "mass": _MASS,                                   # kg
     "width": _WIDTH,                                 # m, a, along body x
     "height": _HEIGHT,                               # m, c, along body z
@@ -24,4 +37,4 @@ DOOR: dict = {
     "hinge_axis": np.array([0.0, 0.0, 1.0]),
     "omega": 2.0,                                    # rad/s at the worked instant
     "alpha": 3.0,                                    # rad/s^2 at the worked instant
-}
+})

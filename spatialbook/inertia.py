@@ -69,7 +69,7 @@ def inertia_parts(inertia) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     (2.0, array([0.4, 0. , 0. ]))
     """
     M = as_spatial_inertia("inertia", inertia)
-    m = M[..., 3, 3]
+    m = M[..., 3, 3].copy()                              # a copy: never a view into the caller's array
     if np.any(m <= 0):
         raise ValueError("inertia: expected a positive mass to locate the centre of mass")
     c = _vee(M[..., :3, 3:]) / m[..., None]

@@ -52,6 +52,7 @@ def read_mujoco(model, make):
         body_ipos, body_iquat = np.asarray(model.body_ipos), np.asarray(model.body_iquat)
         body_mass, body_inertia = np.asarray(model.body_mass), np.asarray(model.body_inertia)
         njnt, jnt_bodyid = int(model.njnt), np.asarray(model.jnt_bodyid)
+        mocap = np.asarray(model.body_mocapid)
     except AttributeError:
         raise ValueError(f"model: expected a mujoco.MjModel, got {type(model).__name__}") from None
     import mujoco
@@ -66,6 +67,7 @@ def read_mujoco(model, make):
     def name(j):
         return names[j]
 
+    _refuse_moving_mocap(parent_of, body_jntnum, mocap, body_name)
     out = _Builder()
     frame = {0: (-1, np.eye(3), np.zeros(3))}             # MuJoCo body -> (Tree body, R, d)
     for b in range(1, nbody):
@@ -103,6 +105,21 @@ def read_mujoco(model, make):
         out.add_inertia(t, np.eye(3), np.zeros(3), float(body_mass[b]), d + R @ body_ipos[b],
                         Ri @ np.diag(body_inertia[b]) @ Ri.T, f"body {body_name(b)!r}")
     return out.build(make, "model")
+
+
+def _refuse_moving_mocap(parent_of, body_jntnum, mocap, body_name) -> None:
+    """ValueError naming a mocap body with joints below it.  A mocap body has no joint and sits on
+    the world, but its pose is set at run time (``data.mocap_pos``, ``mocap_quat``), so the bodies
+    below it hang from a moving base a Tree cannot follow; read as welded to the world at its
+    model pose, their dynamics would silently be those of another robot.  A mocap body with
+    nothing moving below it is dropped like any body welded to the world."""
+    moves = np.asarray(body_jntnum) > 0
+    for b in range(len(moves) - 1, 0, -1):               # children have larger ids than parents
+        moves[int(parent_of[b])] |= moves[b]
+    for b in np.flatnonzero((np.asarray(mocap) >= 0) & moves):
+        raise ValueError(f"model: body {body_name(int(b))!r} is a mocap body and bodies with joints hang from it; "
+                         f"its pose is set at run time (data.mocap_pos, mocap_quat) and a Tree's base cannot "
+                         f"follow it: attach them to the world, or to a body with a free joint, instead")
 
 
 def _joint_names(given: list, bodies: list) -> list:

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ._checks import as_scalar, as_vector3, as_vector6, as_whole_number, batch_shape
+from ._checks import _finite_result, as_scalar, as_vector3, as_vector6, as_whole_number, batch_shape
 from .screw import _acceleration_field, _velocity_field
 from ._kernels import _cross
 
@@ -85,14 +85,14 @@ def particle_kinetic_energy(masses, positions, velocity) -> float:
     """``T = sum_i 1/2 m_i |v_i|^2`` with v_i from the velocity field of twist ``velocity`` (J)."""
     m, r = _particles(masses, positions)
     v = _velocity_field(_one("velocity", velocity), r)
-    return float(0.5 * np.sum(m * np.einsum("...i,...i->...", v, v)))
+    return float(_finite_result(0.5 * np.sum(m * np.einsum("...i,...i->...", v, v)), "masses, positions, velocity"))
 
 
 def particle_momentum(masses, positions, velocity) -> np.ndarray:
     """H_O = sum_i [r_i x m_i v_i; m_i v_i], angular momentum about O and linear momentum."""
     m, r = _particles(masses, positions)
     p = m[:, None] * _velocity_field(_one("velocity", velocity), r)
-    return np.concatenate((_cross(r, p).sum(axis=0), p.sum(axis=0)))
+    return _finite_result(np.concatenate((_cross(r, p).sum(axis=0), p.sum(axis=0))), "masses, positions, velocity")
 
 
 def particle_accelerations(positions, velocity, classical_acceleration) -> np.ndarray:
@@ -101,7 +101,7 @@ def particle_accelerations(positions, velocity, classical_acceleration) -> np.nd
     V = as_vector6("velocity", velocity)
     Ac = as_vector6("classical_acceleration", classical_acceleration)
     batch_shape(("positions", r, 1), ("velocity", V, 1), ("classical_acceleration", Ac, 1))
-    return _acceleration_field(V, Ac, r)
+    return _finite_result(_acceleration_field(V, Ac, r), "positions, velocity, classical_acceleration")
 
 
 def particle_wrench(masses, positions, velocity, classical_acceleration) -> np.ndarray:
@@ -110,7 +110,8 @@ def particle_wrench(masses, positions, velocity, classical_acceleration) -> np.n
     V = _one("velocity", velocity)
     Ac = _one("classical_acceleration", classical_acceleration)
     f = m[:, None] * _acceleration_field(V, Ac, r)
-    return np.concatenate((_cross(r, f).sum(axis=0), f.sum(axis=0)))
+    return _finite_result(np.concatenate((_cross(r, f).sum(axis=0), f.sum(axis=0))),
+                          "masses, positions, velocity, classical_acceleration")
 
 
 def particle_inertia_com(masses, positions) -> tuple[float, np.ndarray, np.ndarray]:
@@ -123,4 +124,4 @@ def particle_inertia_com(masses, positions) -> tuple[float, np.ndarray, np.ndarr
     q = r - c
     qq = np.einsum("...i,...i->...", q, q)
     I = np.einsum("n,nij->ij", m, qq[:, None, None] * np.eye(3) - q[:, :, None] * q[:, None, :])
-    return M, c, I
+    return M, c, _finite_result(I, "masses, positions")

@@ -19,6 +19,7 @@ from ._tree_blocks import _Arena, _in_blocks, _rnea_block
 from ._tree_kernels import _add_velocity_product, _crf, _force_back, _gravity_in_body, _matmul, _motion, _transforms
 from ._tree_world import _WORLD_STATES, _rnea_world
 from ._tree_checks import _broadcast, _G, _gravity, _joint_values, _rows
+from ._checks import _finite_result
 from .tree import _check_tree
 
 
@@ -118,6 +119,7 @@ def inverse_dynamics(tree, q, qd, qdd, gravity=_G) -> np.ndarray:
     if rows[0].shape[0] == 0:                          # an empty batch: an empty answer
         return np.zeros(qd.shape)
     if rows[0].shape[0] <= _WORLD_STATES:
-        return _rnea_world(aligned, *rows).reshape(qd.shape)
-    tau = _in_blocks(functools.partial(_rnea, aligned), (nv,), *rows, block=_rnea_block(aligned))
-    return tau.reshape(qd.shape)
+        tau = _rnea_world(aligned, *rows)
+    else:
+        tau = _in_blocks(functools.partial(_rnea, aligned), (nv,), *rows, block=_rnea_block(aligned))
+    return _finite_result(tau, "tree, q, qd, qdd, gravity").reshape(qd.shape)

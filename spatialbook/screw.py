@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import MAX_MAGNITUDE, _allclose, _numbers, _show, batch_shape, as_vector3, as_vector6
+from ._checks import MAX_MAGNITUDE, _allclose, _item, _numbers, _show, batch_shape, as_vector3, as_vector6
 from ._kernels import _cross, _largest, _normalised
 
 
@@ -37,7 +37,10 @@ class Axis(_AxisFields):
     definite position.
 
     :func:`screw_axis` and :func:`central_axis` return one; built by hand, its arguments are
-    checked like any other input.
+    checked like any other input, broadcast to one batch shape (a pitch of shape (k,) with one
+    point and direction gives k axes, each field with the batch axes (k,)) and copied into
+    read-only arrays, so that changing the caller's arrays afterwards cannot change the checked
+    Axis.
 
     >>> import spatialbook as sb
     >>> sb.Axis([0, 0, 0], [0, 0, 1], 0.5).pitch
@@ -57,8 +60,11 @@ class Axis(_AxisFields):
         if np.any(np.isnan(h) | (h < -MAX_MAGNITUDE) | ((h > MAX_MAGNITUDE) & (h != np.inf))):
             raise ValueError(f"pitch: expected a finite number, of magnitude at most {MAX_MAGNITUDE:g}, "
                              f"or +inf for a pure translation or couple, got {_show(h)}")
-        batch_shape(("point", r, 1), ("direction", n, 1), ("pitch", h, 0))
-        return super().__new__(cls, r, n, h)
+        batch = batch_shape(("point", r, 1), ("direction", n, 1), ("pitch", h, 0))
+        fields = [np.array(np.broadcast_to(a, batch + a.shape[a.ndim - core:])) for a, core in ((r, 1), (n, 1), (h, 0))]
+        for a in fields:                                 # copies: the caller's arrays stay the caller's
+            a.flags.writeable = False
+        return super().__new__(cls, *fields)
 
     @classmethod
     def _make(cls, iterable):          # _replace goes through here: keep it checked
@@ -121,11 +127,14 @@ def _acceleration_field(V: np.ndarray, Ac: np.ndarray, d: np.ndarray) -> np.ndar
     return Ac[..., 3:] + _cross(Ac[..., :3], d) + _cross(w, _cross(w, d))
 
 
-def _axis_of(name: str, a: np.ndarray, b: np.ndarray) -> Axis:
+def _axis_of(name: str, a: np.ndarray, b: np.ndarray, what: tuple = ("omega", "v")) -> Axis:
     """Shared geometry of the screw axis (a = omega, b = v_P) and the central axis (a = f, b = tau_P).
 
     Offset to the axis a x b / |a|^2, pitch a . b / |a|^2, direction a/|a|; where a = 0 the
-    axis is at infinity: pitch inf, direction b/|b|.
+    axis is at infinity: pitch inf, direction b/|b|.  Where a is so small against b that the
+    offset or the pitch exceeds ``MAX_MAGNITUDE`` (1e-320 against 1: an offset of inf), ValueError:
+    an Axis cannot hold such a line (``Axis`` refuses the same point), and calling it a pure
+    translation would change the pitch from finite to inf on a rounding of a.
     """
     la, lb = _largest(a), _largest(b)                  # a scaled by its largest entry: |a|^2 of
     if np.any((la == 0) & (lb == 0)):                  # 1e-160 entries would underflow
@@ -135,13 +144,19 @@ def _axis_of(name: str, a: np.ndarray, b: np.ndarray) -> Axis:
     ua = a / la_safe                                   # a = la ua, |ua| between 1 and sqrt(3)
     uu = np.einsum("...i,...i->...", ua, ua)
     scale = np.where(regular, uu * la_safe[..., 0], 1.0)                    # |a|^2 / la
-    with np.errstate(over="ignore"):                   # (an axis beyond 1e308 m: inf, as it should)
+    with np.errstate(over="ignore"):                   # (an axis beyond 1e308 m: inf, refused below)
         point = np.where(regular[..., None], _cross(ua, b) / scale[..., None], 0.0)
         pitch = np.where(regular, np.einsum("...i,...i->...", ua, b) / scale, np.inf)
     unit_a = ua / np.sqrt(np.where(regular, uu, 1.0))[..., None]
     with np.errstate(invalid="ignore"):                # (b = 0 where a is regular: not used)
         unit_b = _normalised(b, np.where(lb > 0, lb, 1.0))
     direction = np.where(regular[..., None], unit_a, unit_b)
+    far = regular & ((np.max(np.abs(point), axis=-1) > MAX_MAGNITUDE) | (np.abs(pitch) > MAX_MAGNITUDE))
+    if np.any(far):
+        full = np.concatenate((a, b), axis=-1) if what[0] == "omega" else np.concatenate((b, a), axis=-1)
+        raise ValueError(f"{name}: expected |{what[0]}| not so small against |{what[1]}| that the axis lies beyond "
+                         f"{MAX_MAGNITUDE:g} m or its pitch exceeds {MAX_MAGNITUDE:g} (an Axis holds no larger), got {_item(full, far)}; "
+                         f"for a pure {'translation' if what[0] == 'omega' else 'couple'} pass {what[0]} = 0 exactly")
     return tuple.__new__(Axis, (point, direction, pitch))   # computed here: no re-check
 
 
@@ -177,4 +192,4 @@ def central_axis(force) -> Axis:
     (array([0.192, 0.256, 0.   ]), 0.0)
     """
     F = as_vector6("force", force)
-    return _axis_of("force", F[..., 3:], F[..., :3])
+    return _axis_of("force", F[..., 3:], F[..., :3], ("f", "tau"))

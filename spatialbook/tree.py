@@ -159,6 +159,20 @@ class Tree(_TreeFields):
     def _make(cls, iterable):          # _replace goes through here: keep it checked
         return cls(*iterable)
 
+    def __eq__(self, other):
+        """Exact equality of every field (arrays entry by entry, shapes included): a Tree is a
+        value, as its fields are read-only.  A tuple's own ``==`` compared the arrays with numpy's
+        ``==`` and raised "truth value of an array is ambiguous".  Anything but a Tree is unequal
+        (a plain tuple too: its own ``==`` would compare the arrays again)."""
+        if not isinstance(other, Tree):
+            return False
+        return all(np.array_equal(a, b) if isinstance(a, np.ndarray) else a == b for a, b in zip(self, other))
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    __hash__ = None                    # arrays inside: unhashable, as before (tuple's hash raised)
+
     @property
     def nq(self) -> int:
         """The number of entries of ``q`` (1 per one-dof joint, 7 per free joint)."""
@@ -179,7 +193,10 @@ class Tree(_TreeFields):
     in one body become a chain of bodies (massless but the last), and a hinge's anchor
     ``jnt_pos`` becomes its body's origin.  Pass ``gravity=model.opt.gravity`` to the dynamics
     (zeros if the model switches gravity off: ``<flag gravity="disable"/>``, ``mjDSBL_GRAVITY``).
-    A ball joint raises ``ValueError`` naming it.  Joint names are MuJoCo's; an unnamed joint is
+    A ball joint raises ``ValueError`` naming it, and so does a mocap body (``mocap="true"``)
+    with joints below it: its pose is set at run time, and a Tree, whose base is fixed, cannot
+    follow it (a mocap body with nothing moving below it is dropped, like any body welded to the
+    world).  Joint names are MuJoCo's; an unnamed joint is
     called ``joint<id>`` (its MuJoCo id), or ``<body>_joint<id>`` when a named joint has that
     name already.
 

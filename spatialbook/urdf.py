@@ -4,6 +4,7 @@ does is described in ``mjcf.py``."""
 from __future__ import annotations
 
 import os
+import re
 import xml.etree.ElementTree as ET
 
 import numpy as np
@@ -24,15 +25,31 @@ _IGNORED = {"robot": {"material", "gazebo", "transmission", "ros2_control", "sen
 _DEFAULT_FLAGS = {"kinematic": {"0", "false"}, "gravity": {"1", "true"}}
 
 
+#: A URDF number: plain decimal digits, an optional point and exponent (what urdfdom's
+#: stringstream reads).  Python's float() also takes "0_5" (as 5), "1_0" (10) and non-ASCII
+#: digits ("١" as 1), which every other URDF reader refuses or reads differently.
+_NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?\Z")
+
+
+def _number(token: str) -> float:
+    """The float of one token, ValueError unless plain decimal syntax (or inf/nan, which the
+    caller refuses as not finite)."""
+    if _NUMBER.match(token) or token.lower().lstrip("+-") in ("inf", "infinity", "nan"):
+        return float(token)
+    raise ValueError(token)
+
+
 def _floats(where: str, element, attribute: str, default: str, count: int) -> np.ndarray:
     text = default if element is None else element.get(attribute, default)
     what = "a number" if count == 1 else f"{count} numbers"
+    tag = f"<{element.tag}> " if element is not None and f"<{element.tag}>" not in where else ""
     try:
-        values = np.array([float(v) for v in text.split()])
+        values = np.array([_number(v) for v in re.split(r"[ \t\n\r]+", text.strip(" \t\n\r")) if v])
     except ValueError:
-        raise ValueError(f"{where}: expected {what} in {attribute}=\"{text}\"") from None
+        raise ValueError(f"{where}: expected {what} in {tag}{attribute}=\"{text}\" (plain decimal: "
+                         f"ASCII digits, '.', an exponent)") from None
     if values.shape != (count,) or not np.all(np.isfinite(values)):
-        raise ValueError(f"{where}: expected {what.replace('number', 'finite number')} in {attribute}=\"{text}\"")
+        raise ValueError(f"{where}: expected {what.replace('number', 'finite number')} in {tag}{attribute}=\"{text}\"")
     return values
 
 
@@ -82,6 +99,11 @@ def _refuse_unknown(where: str, element, allowed: set) -> None:
         if child.tag not in allowed and child.tag not in _IGNORED.get(element.tag, set()):
             raise ValueError(f"{where}: unsupported tag <{child.tag}> (it may change the dynamics, so it is not "
                              f"skipped); expected one of {sorted(allowed)}, or one of the ignored {sorted(_IGNORED.get(element.tag, ()))}")
+    if element.tag != "robot":                           # (a robot has many links and joints)
+        for tag in sorted(allowed):
+            if len(element.findall(tag)) > 1:
+                raise ValueError(f"{where}: expected at most one <{tag}> in <{element.tag}>, got "
+                                 f"{len(element.findall(tag))} (only the first would be read)")
 
 
 def _read_urdf(source):

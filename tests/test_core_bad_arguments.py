@@ -423,5 +423,21 @@ def test_vectors_of_any_magnitude_are_normalised_to_rounding(scale):
     np.testing.assert_allclose(R, sb.rotation_from_quaternion(quat), atol=1e-15)
     axis = sb.revolute_axis(scale * np.array([0.0, 1.0, 1.0]), [0, 0, 0], [1.0, 0, 0])
     np.testing.assert_allclose(axis, sb.revolute_axis([0.0, 1.0, 1.0], [0, 0, 0], [1.0, 0, 0]), atol=1e-15)
-    direction = sb.screw_axis([scale, scale, 0, 0, 0, 1.0]).direction    # omega = scale (1, 1, 0)
+    direction = sb.screw_axis([scale, scale, 0, 0, 0, scale]).direction  # omega = scale (1, 1, 0); v = scale z
+    # (v of 1 against omega of 1e-161 puts the axis 1e161 m away: refused, see test_core_inputs)
     np.testing.assert_allclose(direction, [2 ** -0.5, 2 ** -0.5, 0], atol=1e-15)
+
+
+@pytest.mark.parametrize("call, names", [
+    (lambda t: sb.inverse_dynamics(t, np.zeros((200000, 1, 2)), np.zeros((200000, 2)), np.zeros(2)), "q, qd, qdd, gravity"),
+    (lambda t: sb.forward_dynamics(t, np.zeros((200000, 1, 2)), np.zeros((200000, 2)), np.zeros(2)), "q, qd, tau, gravity"),
+    (lambda t: sb.mass_matrix(t, np.broadcast_to(np.zeros(2), (200000, 200000, 2))), "q"),
+    (lambda t: sb.mass_matrix(t, np.broadcast_to(np.zeros(2), (30000000, 2))), "q"),        # H: 1.2e8 numbers
+    (lambda t: sb.power(np.zeros((20000, 1, 6)), np.zeros((20000, 6))), "velocity, force"),
+])
+def test_batches_beyond_the_size_limit_are_refused_before_any_work(call, names):
+    """Broadcast batches of 4e10 states: numpy's MemoryError (596 GiB), or minutes of scanning."""
+    I = sb.spatial_inertia(2.0, [0.4, 0, 0], np.eye(3))
+    tree = sb.Tree([-1, 0], [np.eye(6), sb.motion_transform(np.eye(3), [0.8, 0, 0])], [[0, 0, 1, 0, 0, 0]] * 2, [I, I])
+    with pytest.raises(ValueError, match=rf"^{re.escape(names)}: expected (batches that broadcast to )?at most 1e\+08 numbers"):
+        call(tree)

@@ -469,3 +469,71 @@ def test_messages_point_at_the_offending_item_of_a_batch():
     I = np.stack([I_C, I_C, NO_TRIANGLE])
     with pytest.raises(ValueError, match=r"^inertia_com: expected .*triangle inequality.* at batch index \(2,\)$"):
         sb.spatial_inertia(2.0, [0, 0, 0], I)
+
+
+@pytest.mark.parametrize("inertia", [sb.spatial_inertia(1.0, [0.1, 0, 0], np.eye(3)),
+                                     np.stack([sb.spatial_inertia(1.0, [0.1, 0, 0], np.eye(3))] * 3)])
+def test_inertia_parts_returns_copies_not_views_of_the_input(inertia):
+    """The mass came back as a view into the caller's array: m *= 2 doubled its mass entries."""
+    before = inertia.copy()
+    parts = sb.inertia_parts(inertia)
+    for part in parts:
+        assert not np.shares_memory(part, inertia)
+        part *= 2
+    np.testing.assert_array_equal(inertia, before)
+
+
+def test_door_is_read_only_and_reads_as_before():
+    """sb.DOOR is shared by the book, the widgets and the self-check: an in-place change to it
+    (sb.DOOR["com"] += 1 broke `python -m spatialbook check` and every widget) now raises."""
+    with pytest.raises(ValueError, match="read-only"):
+        sb.DOOR["com"] += 1
+    with pytest.raises(ValueError, match="read-only"):
+        sb.DOOR["inertia_com"][2, 2] = 0.0
+    with pytest.raises(TypeError):
+        sb.DOOR["mass"] = 3.0
+    np.testing.assert_array_equal(sb.DOOR["com"], [0.4, 0, 0])
+    door = dict(sb.DOOR)                 # a copy to change, as users read it
+    door["mass"] = 3.0
+    assert sb.DOOR["mass"] == 2.0 and sorted(door) == sorted(sb.DOOR)
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: sb.screw_axis([1e-320, 0, 0, 0, 1, 0]), "velocity"),           # point 1e320 m: was [0, 0, inf]
+    (lambda: sb.screw_axis([1e-320, 0, 0, 1, 0, 0]), "velocity"),           # pitch 1e320: was inf (a translation)
+    (lambda: sb.screw_axis([[0, 0, 1, 0, 1, 0], [1e-200, 0, 0, 0, 1e-99, 0]]), "velocity"),   # 1e101 m
+    (lambda: sb.central_axis([0, 1, 0, 1e-320, 0, 0]), "force"),
+])
+def test_an_axis_beyond_what_an_axis_holds_is_refused(call, name):
+    """screw_axis and central_axis returned a point (or pitch) that Axis itself refuses."""
+    with pytest.raises(ValueError, match=rf"^{name}: expected \|(omega|f)\| not so small"):
+        call()
+
+
+def test_an_axis_far_but_within_the_limit_is_returned():
+    ax = sb.screw_axis([1e-90, 0, 0, 0, 1e-10, 0])
+    np.testing.assert_allclose(ax.point, [0, 0, 1e80])
+    assert sb.Axis(*ax).point[2] == 1e80                 # and Axis accepts it back
+
+
+def test_axis_fields_share_one_batch_shape():
+    """A pitch of shape (1,) with one point and direction was kept as (1,) beside a (3,) point."""
+    ax = sb.Axis([0, 0, 0], [0, 0, 1], np.array([0.1]))
+    assert (ax.point.shape, ax.direction.shape, ax.pitch.shape) == ((1, 3), (1, 3), (1,))
+    ax = sb.Axis([[0, 0, 0], [1, 0, 0]], [0, 0, 1], 0.5)
+    assert (ax.point.shape, ax.direction.shape, ax.pitch.shape) == ((2, 3), (2, 3), (2,))
+    with pytest.raises(ValueError, match="batch shapes do not broadcast: point .*pitch"):
+        sb.Axis([[0, 0, 0], [1, 0, 0]], [0, 0, 1], [0.1, 0.2, 0.3])
+
+
+def test_axis_copies_the_callers_arrays():
+    """Changing the arrays after the check changed the checked Axis (to an infinite point)."""
+    point, direction, pitch = np.zeros(3), np.array([0.0, 0, 1]), np.array(0.5)
+    ax = sb.Axis(point, direction, pitch)
+    point[0], direction[:] = np.inf, [1.0, 1, 1]
+    pitch[...] = np.nan
+    np.testing.assert_array_equal(ax.point, [0, 0, 0])
+    np.testing.assert_array_equal(ax.direction, [0, 0, 1])
+    assert ax.pitch == 0.5
+    with pytest.raises(ValueError, match="read-only"):
+        ax.point[0] = np.inf

@@ -81,3 +81,15 @@ def test_small_grids(nx, nz):
     assert np.all((r[:, 0] > 0) & (r[:, 0] < sb.DOOR["width"]))
     assert np.all(np.abs(r[:, 2]) < sb.DOOR["height"] / 2)
     close(r[:, 1], 0, atol=0)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("call", [
+    lambda: sb.particle_kinetic_energy([1e100, 1e100], [[1e100, 0, 0], [0, 1e100, 0]], [1e100] * 6),
+    lambda: sb.particle_momentum([1e100, 1e100], [[1e100, 0, 0], [0, 1e100, 0]], [1e100] * 6),
+    lambda: sb.particle_wrench([1e100, 1e100], [[1e100, 0, 0], [0, 1e100, 0]], [1e100] * 6, [1e100] * 6),
+])
+def test_particle_sums_that_overflow_float64_are_refused(call):
+    """Each input within the 1e100 cap, their products beyond 1e308: was inf, not an error."""
+    with pytest.raises(ValueError, match=r"^masses, positions, velocity.*: the inputs' magnitudes overflow float64"):
+        call()

@@ -375,6 +375,9 @@ URDF_ONE = """<robot name="one">
 _MJCF_BALL = """<mujoco><worldbody><body><joint name="wrist" type="ball"/>
   <geom type="sphere" size="0.1"/></body></worldbody></mujoco>"""
 
+_MJCF_MOCAP = """<mujoco><worldbody><body name="hand" mocap="true" pos="1 0 0">
+  <body><joint axis="1 0 0"/><geom size="0.1" pos="0 0.3 0"/></body></body></worldbody></mujoco>"""
+
 BAD_LOADS = [
     (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="revolute", axis="0 0 1", extra='<mimic joint="elbow"/>')), r"^source: joint 'shoulder' is a mimic joint"),
     (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="planar", axis="0 0 1", extra="")), r"^source: joint 'shoulder' has type 'planar'"),
@@ -393,6 +396,9 @@ BAD_LOADS = [
     (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="revolute", axis="0 0 1", extra=""), floating_base="yes"), r"^floating_base: expected"),
     (lambda: sb.Tree.from_mujoco(mujoco.MjModel.from_xml_string(_MJCF_BALL)), r"^model: joint 'wrist' is a ball joint"),
     (lambda: sb.Tree.from_mujoco("robot.xml"), r"^model: expected a mujoco.MjModel"),
+    # a mocap body's pose is set at run time: what hangs from it cannot be a Tree (it was read as welded)
+    (lambda: sb.Tree.from_mujoco(mujoco.MjModel.from_xml_string(_MJCF_MOCAP)),
+     r"^model: body 'hand' is a mocap body and bodies with joints hang from it; its pose is set at run time"),
     # a misspelt or missing attribute read for the dynamics is refused, not read as its default
     (lambda: sb.Tree.from_urdf(URDF_ONE.replace('<axis xyz="{axis}"/>', '<axis XYZ="{axis}"/>').format(kind="revolute", axis="0 0 1", extra="")),
      r"^source: joint 'shoulder': <axis> has unknown attribute\(s\) \['XYZ'\]; expected xyz"),
@@ -412,12 +418,45 @@ BAD_LOADS = [
     (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="revolute", axis="0 0 1", extra="").replace(
         "</robot>", '<joint name="self" type="revolute"><parent link="arm"/><child link="arm"/></joint></robot>')),
      r"^source: joint 'self': expected a child link other than its parent"),
+    # a duplicated element read for the dynamics: only the first was read
+    (lambda: sb.Tree.from_urdf(URDF_ONE.replace('<mass value="2"/>', '<mass value="2"/><mass value="3"/>').format(kind="revolute", axis="0 0 1", extra="")),
+     r"^source: link 'arm': expected at most one <mass> in <inertial>, got 2"),
+    (lambda: sb.Tree.from_urdf(URDF_ONE.replace('<origin xyz="0.5 0 0"/>', '<origin xyz="0.5 0 0"/><origin xyz="0.7 0 0"/>').format(kind="revolute", axis="0 0 1", extra="")),
+     r"^source: link 'arm': expected at most one <origin> in <inertial>, got 2"),
+    (lambda: sb.Tree.from_urdf(URDF_ONE.replace('</inertial>', '</inertial><inertial><mass value="1"/></inertial>').format(kind="revolute", axis="0 0 1", extra="")),
+     r"^source: link 'arm': expected at most one <inertial> in <link>, got 2"),
+    (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="revolute", axis="0 0 1", extra='<axis xyz="1 0 0"/>')),
+     r"^source: joint 'shoulder': expected at most one <axis> in <joint>, got 2"),
+    (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="revolute", axis="0 0 1", extra='<origin xyz="0 0 1"/><origin xyz="0 0 2"/>')),
+     r"^source: joint 'shoulder': expected at most one <origin> in <joint>, got 2"),
+    (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="revolute", axis="0 0 1", extra='<parent link="arm"/>')),
+     r"^source: joint 'shoulder': expected at most one <parent> in <joint>, got 2"),
     # what the Tree refuses is said of the source, not of the constructor's fields alone
+    # numbers in plain decimal syntax only: Python's float() reads "0_5" as 5, "1_0" as 10, "١" as 1
+    (lambda: sb.Tree.from_urdf(URDF_ONE.replace('<origin xyz="0.5 0 0"/>', '<origin xyz="0_5 0 0"/>').format(kind="revolute", axis="0 0 1", extra="")),
+     r"^source: link 'arm': expected 3 numbers in <origin> xyz=\"0_5 0 0\" \(plain decimal"),
+    (lambda: sb.Tree.from_urdf(URDF_ONE.replace('value="2"', 'value="1_0"').format(kind="revolute", axis="0 0 1", extra="")),
+     r"^source: link 'arm': expected a number in <mass> value=\"1_0\""),
+    (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="revolute", axis="0 0 \u0661", extra="")),
+     r"^source: joint 'shoulder': expected 3 numbers in <axis> xyz=\"0 0 \u0661\""),
+    (lambda: sb.Tree.from_urdf(URDF_ONE.replace('ixx="0.1"', 'ixx="0.1\u2003"').format(kind="revolute", axis="0 0 1", extra="")),
+     r"^source: link 'arm': expected a number in <inertia> ixx="),
+    (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="revolute", axis="0 0 inf", extra="")),
+     r"^source: joint 'shoulder': expected 3 finite numbers in <axis> xyz=\"0 0 inf\""),
     (lambda: sb.Tree.from_urdf(URDF_ONE.replace('value="2"', 'value="1e150"').format(kind="revolute", axis="0 0 1", extra="")),
      r"^source: the robot as read cannot make a Tree: inertias: expected finite numbers"),
     (lambda: sb.Tree.from_urdf(URDF_ONE.replace('"shoulder"', '"root_joint"').format(kind="revolute", axis="0 0 1", extra=""), floating_base=True),
      r"^source: the robot as read cannot make a Tree: joint_names: expected distinct names"),
 ]
+
+
+def test_a_mocap_body_with_nothing_moving_below_it_is_dropped():
+    """Only a mocap body that carries joints is refused: a bare mocap target is welded to the
+    world like any jointless body, and the rest of the model loads."""
+    model = mujoco.MjModel.from_xml_string("""<mujoco><worldbody>
+      <body mocap="true" pos="1 0 0"><geom size="0.1"/><body><geom size="0.1"/></body></body>
+      <body><joint name="hinge" axis="0 0 1"/><geom size="0.1" pos="0.3 0 0"/></body></worldbody></mujoco>""")
+    assert sb.Tree.from_mujoco(model).joint_names == ("hinge",)
 
 
 def test_a_chain_of_3000_links_loads_without_recursion():

@@ -8,6 +8,8 @@ linear first, but joint-space quantities need no conversion).
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -435,3 +437,43 @@ def test_forward_dynamics_names_the_joint_that_moves_nothing(method, states):
     zeros = np.zeros((states, 3))
     with pytest.raises(ValueError, match=re.escape("singular (joint 'finger' moves no inertia)")):
         sb.forward_dynamics(tree, zeros + [0, 0.1, 0.2], zeros, zeros, method=method)
+
+
+def _overflowing_tree():
+    """Every input within the 1e100 cap, but products of them beyond float64 (1e308)."""
+    B = 1e100
+    Ib = sb.spatial_inertia(B, [0, 0, 0], np.eye(3) * B)
+    return sb.Tree([-1, 0], [np.eye(6), sb.motion_transform(np.eye(3), [B, 0, 0])], [[0, 0, 1, 0, 0, 0]] * 2, [Ib, Ib])
+
+
+_B = 1e100
+_OVERFLOWS = [
+    (lambda t, s: sb.inverse_dynamics(t, np.zeros(s), np.full(s, _B), np.full(s, _B), gravity=[_B] * 3), "tree, q, qd, qdd, gravity"),
+    (lambda t, s: sb.forward_dynamics(t, np.zeros(s), np.full(s, _B), np.full(s, _B), gravity=[_B] * 3), "tree, q, qd, tau, gravity"),
+    (lambda t, s: sb.forward_dynamics(t, np.zeros(s), np.full(s, _B), np.full(s, _B), gravity=[_B] * 3, method="aba"), "tree, q, qd, tau, gravity"),
+    (lambda t, s: sb.centroidal_momentum(t, np.zeros(s), np.full(s, _B)), "tree, q, qd"),
+]
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("shape", [(2,), (40, 2)])
+@pytest.mark.parametrize("call, names", _OVERFLOWS)
+def test_results_that_overflow_float64_are_refused_naming_the_arguments(call, names, shape):
+    """Before: tau [nan nan], a centroidal momentum with inf, and forward dynamics (ABA) saying
+    "joint1 moves no inertia" of a tree whose inertias are 1e300."""
+    with pytest.raises(ValueError, match=rf"^{re.escape(names)}: the inputs' magnitudes overflow float64"):
+        call(_overflowing_tree(), shape)
+
+
+def test_trees_compare_by_value():
+    """tree == sb.Tree(*tree) raised numpy's "truth value of an array is ambiguous"."""
+    I = sb.spatial_inertia(1.0, [0.3, 0, 0], 0.1 * np.eye(3))
+    tree = sb.Tree([-1, 0], [np.eye(6)] * 2, [[0, 0, 1, 0, 0, 0]] * 2, [I, I])
+    assert tree == sb.Tree(*tree) and not (tree != sb.Tree(*tree))
+    assert tree != tree._replace(inertias=[I, 2 * I])
+    assert tree != tree._replace(kinds=["continuous", "revolute"])
+    assert tree != tree._replace(joint_names=["a", "b"])
+    assert tree != sb.Tree([-1], [np.eye(6)], [[0, 0, 1, 0, 0, 0]], [I])       # other shapes: unequal, no error
+    assert tree != tuple(tree) and tree != "tree"
+    with pytest.raises(TypeError):
+        hash(tree)

@@ -53,3 +53,39 @@ def test_singular_mass_matrix_still_raises_naming_the_joint():
     n = tree.nv
     with pytest.raises(ValueError, match="tree: expected bodies with mass along every joint"):
         sb.forward_dynamics(tree, np.zeros((2, n)), np.zeros((2, n)), np.ones((2, n)), method="crba")
+
+
+def _mass_on_its_own_hinge():
+    """The only mass sits on the (skew) hinge axis: H = 0 exactly, rounding leaves -9e-18."""
+    n = np.array([1.0, 2, 3]) / np.linalg.norm([1.0, 2, 3])
+    return sb.Tree([-1], [np.eye(6)], [np.r_[n, 0, 0, 0]], [sb.point_mass_inertia(1.0, 0.7 * n)])
+
+
+def _mass_on_the_first_hinge_axis():
+    """A massless body on a z hinge, then an x hinge carrying a point on the z axis: the z
+    hinge moves nothing (H_00 = 0 up to rounding, in some states a tiny positive)."""
+    I6 = np.eye(6)
+    return sb.Tree([-1, 0], [I6, I6], [[0, 0, 1, 0, 0, 0], [1, 0, 0, 0, 0, 0]],
+                   [np.zeros((6, 6)), sb.point_mass_inertia(1.0, [0, 0, 1])])
+
+
+@pytest.mark.parametrize("method", ["auto", "crba", "aba"])
+@pytest.mark.parametrize("states", [None, 1, 40, 2000])
+@pytest.mark.parametrize("make", [_mass_on_its_own_hinge, _mass_on_the_first_hinge_axis])
+def test_near_singular_mass_matrix_is_refused_whatever_the_rounding(make, states, method):
+    """Exactly singular trees whose H rounds to a tiny nonzero: forward dynamics refuses in
+    every method and batch size, naming joint0 (it used to return qdd of 1e17 or 1e32)."""
+    tree = make()
+    shape = (tree.nv,) if states is None else (states, tree.nv)
+    with pytest.raises(ValueError, match=r"singular.*\(joint 'joint0' moves no inertia\)"):
+        sb.forward_dynamics(tree, np.zeros(shape), np.zeros(shape), np.ones(shape), method=method)
+
+
+@pytest.mark.parametrize("method", ["crba", "aba"])
+def test_small_but_regular_inertias_are_solved(method):
+    """The tolerance is relative to the tree's own scale: a 1 mg, 1 mm pendulum is solved
+    (the same answer as at 1 kg, 1 m scaled), not refused."""
+    for m, L in ((1.0, 1.0), (1e-6, 1e-3)):
+        tree = sb.Tree([-1], [np.eye(6)], [[0, 0, 1, 0, 0, 0]], [sb.point_mass_inertia(m, [L, 0, 0])])
+        qdd = sb.forward_dynamics(tree, [0.0], [0.0], [m * L * L], np.zeros(3), method=method)
+        np.testing.assert_allclose(qdd, [1.0])
