@@ -25,7 +25,8 @@ from widgets import EXPERIMENTS, Choice, Slider
 
 
 def _ends(cls, narrow: bool | None = None) -> list[dict]:
-    """Each control at each end of its range (a choice: its first and last option).  Given
+    """Each control at each end of its range (a choice: its first and last option, and every
+    option between them).  Given
     ``narrow`` (``make test-fast``): one end of each control, the wide layout taking the low
     end of the 1st, 3rd, ... control and the high end of the others, the narrow layout the
     opposite ends, so that the two layouts together still reach every end of every control."""
@@ -35,6 +36,10 @@ def _ends(cls, narrow: bool | None = None) -> list[dict]:
             ends = [{c.name: c.min}, {c.name: c.max}]
         elif isinstance(c, Choice):
             ends = [{c.name: c.options[0]}, {c.name: c.options[-1]}]
+            # a choice's middle options are cases of their own, in both layouts: E5's "fixed"
+            # path (the only one to draw the fixed probe's square) is neither end, and its
+            # square touched the x_P label unseen
+            out += [{c.name: o} for o in c.options[1:-1]]
         else:
             continue
         out += ends if narrow is None else [ends[(i + narrow) % 2]]
