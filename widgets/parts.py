@@ -1065,19 +1065,24 @@ def circle_3d(center, normal, radius: float, n: int = 49) -> np.ndarray:
     return np.asarray(center, float) + radius * (np.cos(t) * u + np.sin(t) * np.cross(k, u))
 
 
-def _segments(points: np.ndarray, half_width: float) -> list:
-    """The segments ``(a, b, half_width)`` of a 2-D polyline (NaN rows break it)."""
-    p = np.asarray(points, float)
-    return [(p[j], p[j + 1], half_width) for j in range(len(p) - 1)
-            if np.isfinite(p[j]).all() and np.isfinite(p[j + 1]).all()]
+def _segments(points: np.ndarray, half_width: float) -> np.ndarray:
+    """The segments of a 2-D polyline (NaN rows break it) as rows (ax, ay, bx, by, half_width)."""
+    p = np.asarray(points, float).reshape(-1, 2)
+    rows = np.column_stack([p[:-1], p[1:], np.full(max(len(p) - 1, 0), float(half_width))])
+    return rows[np.isfinite(rows).all(axis=1)]
 
 
-def _distance(q: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
-    """The distance from the point ``q`` to the segment ``a``-``b`` (2-D)."""
+def _room(q: np.ndarray, segments: np.ndarray) -> float:
+    """The least distance from the point ``q`` to the segments' edges (their distance less their
+    half width; rows as :func:`_segments` makes them), inf with none."""
+    if not len(segments):
+        return np.inf
+    a, b, w = segments[:, :2], segments[:, 2:4], segments[:, 4]
     ab = b - a
-    L2 = float(ab @ ab)
-    t = 0.0 if L2 == 0.0 else min(1.0, max(0.0, float((q - a) @ ab) / L2))
-    return float(np.hypot(*(q - a - t * ab)))
+    L2 = np.einsum("ij,ij->i", ab, ab)
+    t = np.clip(np.einsum("ij,ij->i", q - a, ab) / np.where(L2 > 0, L2, 1.0), 0.0, 1.0)
+    d = q - a - t[:, None] * ab
+    return float(np.min(np.hypot(d[:, 0], d[:, 1]) - w))
 
 
 class Triad:
@@ -1105,7 +1110,7 @@ class Triad:
                  depends=None):
         self.length, self._ax = length, ax
         self.end_on = [False, False, False]      # each axis pointing at the viewer (set)
-        self._tips, self._segments = np.zeros((4, 2)), []
+        self._tips, self._segments = np.zeros((4, 2)), np.zeros((0, 5))
         self.arrows = [Arrow3D(exp, ax, length, "", COLORS[c], lw=1.8, head=0.3, depends=depends)
                        for c in self.COLORS]
         self.labels = [exp._moving(ax.text2D(0, 0, n, transform=ax.transData, color=COLORS[c],
@@ -1126,8 +1131,9 @@ class Triad:
         label sits beside its arrow's tip, in the first of :data:`TURNS` (straight beyond the
         tip, then turned to either side) where its card keeps :data:`GAP` from the three
         arrows, from the labels placed before it and from ``avoid``: ``(points (n, 3), width
-        in points)`` pairs, polylines the figure draws near the triad (E11's base column).
-        Where none is clear, the one that comes least close.  A label kept at a fixed reach
+        in points)`` for polylines the figure draws near the triad (E11's base column, the
+        experiments' arrows), ``(points, width, True)`` for those a label may cover when
+        nothing else is clear (E2's paths): :meth:`_place`.  A label kept at a fixed reach
         along its arrow met the x arrow and label in E2 (y points almost into the page) and
         was hidden for it; pushed further along, it landed on E11's column on a phone."""
         o, R = np.asarray(origin, float), np.asarray(R, float)
@@ -1137,11 +1143,12 @@ class Triad:
         ends = project(ax, np.vstack([o, o + self.length * R.T]))
         pt = to_pt(ends) * k                                            # origin, 3 tips
         self._tips = pt
-        self._segments = []                # (a, b, half width) in points: what labels avoid
+        drawn = []                          # the arrows' segments in points: what labels avoid
         for i, arrow in enumerate(self.arrows):
             arrow.set(o, R[:, i], toward)
-            self._segments += _segments(to_pt(project(ax, arrow.points)) * k,
-                                        0.5 * arrow.line.get_linewidth())
+            drawn.append(_segments(to_pt(project(ax, arrow.points)) * k,
+                                   0.5 * arrow.line.get_linewidth()))
+        self._segments = np.vstack(drawn)
         self.end_on = [abs(R[:, i] @ toward) >= math.cos(math.radians(30.0)) for i in range(3)]
         self.place(avoid)
 
@@ -1151,9 +1158,12 @@ class Triad:
         bring onto the world axes), without setting the arrows again."""
         ax = self._ax
         k = 72.0 / ax.figure.dpi
-        pt, segments = self._tips, list(self._segments)
-        for points, width in avoid:
-            segments += _segments(ax.transData.transform(project(ax, points)) * k, 0.5 * width)
+        pt = self._tips
+        hard, soft = [self._segments], [np.zeros((0, 5))]
+        for points, width, *rest in avoid:
+            (soft if rest and rest[0] else hard).append(
+                _segments(ax.transData.transform(project(ax, points)) * k, 0.5 * width))
+        segments = (np.vstack(hard), np.vstack(soft))
         placed: list = []
         for i, text in enumerate(self.labels):
             ok = not self.end_on[i]
@@ -1170,20 +1180,25 @@ class Triad:
 
     def _place(self, origin, tip, fs, segments, placed) -> np.ndarray:
         """The centre (points) of a label of font size ``fs`` beside ``tip``: the first of
-        :data:`TURNS` clear by :data:`GAP` of ``segments`` and of the ``placed`` centres."""
+        :data:`TURNS` clear by :data:`GAP` of the ``placed`` centres and of ``segments`` (hard,
+        soft); failing that, the first clear of the hard ones only (a label may cover a path,
+        never an arrow); failing that, the one that comes least close to them."""
         d = tip - origin
         n = float(np.hypot(*d))
         d = d / n if n > 1e-9 else np.array([1.0, 0.0])
         r, gap = self.RADIUS * fs, self.GAP * fs
-        best, best_room = None, -np.inf
+        hard, soft = segments
+        spots = []
         for turn in self.TURNS:
             c, s = math.cos(math.radians(turn)), math.sin(math.radians(turn))
             # its card's edge two gaps from the tip: one gap clear of its own arrow's tip
             at = tip + (r + 2 * gap) * np.array([c * d[0] - s * d[1], s * d[0] + c * d[1]])
-            room = min([_distance(at, a, b) - w - r for a, b, w in segments]
-                       + [float(np.hypot(*(at - q))) - 2 * r for q in placed] + [np.inf])
+            room = min([_room(at, hard) - r] + [float(np.hypot(*(at - q))) - 2 * r for q in placed])
+            spots.append((at, room, min(room, _room(at, soft) - r)))
+        for at, room, all_room in spots:
+            if all_room >= gap:
+                return at
+        for at, room, _ in spots:
             if room >= gap:
                 return at
-            if room > best_room:
-                best, best_room = at, room
-        return best
+        return max(spots, key=lambda spot: spot[1])[0]

@@ -211,13 +211,16 @@ class ScrewAxis(Experiment):
         toward = turn_view(self.ax3d, v["elev"], v["azim"])
         self.door_line.set(DOOR_OUTLINE)
         self.grid_pts.set(s["grid"])
-        # the world axes' labels keep clear of the arrows that a turn of the view or the pitch
-        # can bring near them (the material points' and the on-axis velocities)
+        # the world axes' labels keep clear of what a turn of the view or the pitch can bring
+        # near them: the material points' and the on-axis velocities, and (where they can) the
+        # three paths (a green y on the green path read as the path's label)
         self.world.set(TRIAD_AT, np.eye(3), toward, avoid=[
             (self.v_mat.segments(s["material"], s["v_material"], toward),
              self.v_mat.line.get_linewidth()),
             (self.v_axis.segments(s["on_axis"], s["v_axis"], toward),
-             self.v_axis.line.get_linewidth())])
+             self.v_axis.line.get_linewidth()),
+            *((path, line.line.get_linewidth(), True)
+              for path, line in zip(s["trajectories"], self.trajs))])
         self.v_grid.set(s["grid"], s["v_grid"], toward)
         self.axis_line.set(s["axis_segment"])
         for line, tr in zip(self.trajs, s["trajectories"]):
