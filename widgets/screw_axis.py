@@ -212,15 +212,20 @@ class ScrewAxis(Experiment):
         self.door_line.set(DOOR_OUTLINE)
         self.grid_pts.set(s["grid"])
         # the world axes' labels keep clear of what a turn of the view or the pitch can bring
-        # near them: the material points' and the on-axis velocities, and (where they can) the
-        # three paths (a green y on the green path read as the path's label)
+        # near them: the material points' and the on-axis velocities, the screw axis, the
+        # markers of P, the material and the on-axis points, and (where they can) the three paths (a green y on the green
+        # path read as the path's label)
         self.world.set(TRIAD_AT, np.eye(3), toward, avoid=[
             (self.v_mat.segments(s["material"], s["v_material"], toward),
              self.v_mat.line.get_linewidth()),
             (self.v_axis.segments(s["on_axis"], s["v_axis"], toward),
              self.v_axis.line.get_linewidth()),
             *((path, line.line.get_linewidth(), True)
-              for path, line in zip(s["trajectories"], self.trajs))])
+              for path, line in zip(s["trajectories"], self.trajs)),
+            *((np.repeat(x[None], 2, axis=0), marker.line.get_markersize())   # markers: points
+              for x, marker in ((s["x_P"], self.P), *((m, self.mat) for m in s["material"]),
+                                *((m, self.axis_pts) for m in s["on_axis"]))),
+            (s["axis_segment"], self.axis_line.line.get_linewidth())])
         self.v_grid.set(s["grid"], s["v_grid"], toward)
         self.axis_line.set(s["axis_segment"])
         for line, tr in zip(self.trajs, s["trajectories"]):
