@@ -297,3 +297,25 @@ def test_gravity_changes_only_where_the_centre_of_mass_goes(pattern):
     t = np.arange(STEPS + 1) * DT
     shift = np.outer(t, fb.DRIFT["on"] - fb.DRIFT["off"]) + 0.5 * np.outer(t**2, G["on"])
     np.testing.assert_allclose(on["com"] - off["com"], shift, atol=1e-6)
+
+
+def test_side_title_and_labels_say_what_is_drawn():
+    """The side view's title names the legs' colours where both are seen and says the legs are
+    together in the "both legs" kick (where the right leg, drawn in front, hides the left: its
+    points equal the left's); the angular momentum about G is written ℓ_G, as in chapter 14,
+    in the figure and the readouts (it was l_G)."""
+    from widget_helpers import shared
+
+    exp = shared("floating_biped")          # handed out again at its defaults
+    for pattern in fb.PATTERNS:
+        exp.set(pattern=pattern, t_ms=300.0)
+        s = exp._scene
+        title = exp.side.get_title()
+        together = np.allclose(s["left"][:, [0, 2]], s["right"][:, [0, 2]])
+        assert together == (pattern == "both legs")
+        assert ("legs together" in title) == together, (pattern, title)
+        assert ("left leg light" in title) != together, (pattern, title)
+    texts = [t.get_text() for t in exp.figure.findobj(lambda a: hasattr(a, "get_text"))]
+    labels = [row[0] for row in exp.READOUTS]
+    assert not [t for t in texts + labels if "l_G" in t]
+    assert any("ℓ_G" in t for t in texts) and any("ℓ_G" in t for t in labels)

@@ -5,7 +5,8 @@ at their defaults), along its main control (9 of the frames the book stores) and
 random settings.  The check (tests/widget_overlaps.py)
 compares the drawn ink of each artist, drawn as the book and live mode draw it; its
 tolerances are stated there (texts >= 1 px apart, <= 3 px of a text on a line or patch, 1.5 px
-past an edge).  The checker is itself tested on figures made to collide.
+past an edge; no label on or touching an arrow; no triad label hidden with its axis across
+the view).  The checker is itself tested on figures made to collide.
 
 In ``make test-fast`` (``--sampled``) the random settings are left out, the main control
 takes 3 frames (its ends and middle) and each layout takes one end of each control (the wide
@@ -25,7 +26,8 @@ from widgets import EXPERIMENTS, Choice, Slider
 
 
 def _ends(cls, narrow: bool | None = None) -> list[dict]:
-    """Each control at each end of its range (a choice: its first and last option).  Given
+    """Each control at each end of its range (a choice: its first and last option, and every
+    option between them).  Given
     ``narrow`` (``make test-fast``): one end of each control, the wide layout taking the low
     end of the 1st, 3rd, ... control and the high end of the others, the narrow layout the
     opposite ends, so that the two layouts together still reach every end of every control."""
@@ -35,6 +37,10 @@ def _ends(cls, narrow: bool | None = None) -> list[dict]:
             ends = [{c.name: c.min}, {c.name: c.max}]
         elif isinstance(c, Choice):
             ends = [{c.name: c.options[0]}, {c.name: c.options[-1]}]
+            # a choice's middle options are cases of their own, in both layouts: E5's "fixed"
+            # path (the only one to draw the fixed probe's square) is neither end, and its
+            # square touched the x_P label unseen
+            out += [{c.name: o} for o in c.options[1:-1]]
         else:
             continue
         out += ends if narrow is None else [ends[(i + narrow) % 2]]
@@ -57,6 +63,19 @@ def _cases(exp) -> list[dict]:
 UNFINISHED: dict[tuple[str, str], str] = {}
 
 
+#: texts on arrows found when that check was added (tests/widget_overlaps.py), not fixed yet:
+#: (experiment, layout) -> the start of the finding.  Such a finding is left out of the
+#: failure, every other one fails; an entry no case finds any more fails too (remove it)
+KNOWN_ON_ARROWS: dict[tuple[str, str], str] = {
+    # the fixed "hinge O" label on the force arrows drawn from the hinge (E6: 9-155 px at
+    # most settings; E8: at q1 = ±180 deg)
+    ("newton_euler", "wide"): "text on an arrow: 'hinge O' on Quiver",
+    ("newton_euler", "narrow"): "text on an arrow: 'hinge O' on Quiver",
+    ("bifold_door", "wide"): "text on an arrow: 'hinge O' on Quiver",
+    ("bifold_door", "narrow"): "text on an arrow: 'hinge O' on Quiver",
+}
+
+
 def _case(name, layout):
     marks = ([pytest.mark.xfail(strict=True, reason=UNFINISHED[name, layout])]
              if (name, layout) in UNFINISHED else [])
@@ -68,12 +87,18 @@ def _case(name, layout):
 def test_no_text_collides_or_is_cut(name, narrow):
     exp = shared(name, narrow)
     defaults = exp.values()
-    problems = []
+    known = KNOWN_ON_ARROWS.get((name, "narrow" if narrow else "wide"))
+    problems, seen = [], 0
     for values in _cases(exp):
         exp.set(**{**defaults, **values})
-        problems += [f"{values or 'defaults'}: {p}" for p in experiment_collisions(exp)]
+        for p in experiment_collisions(exp):
+            if known and p.startswith(known):
+                seen += 1
+            else:
+                problems.append(f"{values or 'defaults'}: {p}")
     assert not problems, (f"{name} ({'narrow' if narrow else 'wide'}): {len(problems)} "
                           "collisions:\n" + "\n".join(problems))
+    assert not known or seen, f"{name}: {known!r} is no longer found: remove it from KNOWN_ON_ARROWS"
 
 
 # ---------------------------------------------------------------- the checker itself
@@ -122,6 +147,21 @@ def test_checker_finds_a_line_through_a_label_and_a_legend_on_data():
     assert any("text over an artist: 'C' on FancyArrowPatch" in f for f in found), found
     assert any("legend over data" in f for f in found), found
     assert any("text over an artist: 'an axis'" in f for f in found), found
+
+
+def test_checker_finds_a_label_card_on_an_arrow_but_not_on_a_background_field():
+    """A label on an opaque card drawn over an arrow's head hides it (E1's "hinge O" at 180
+    deg); over a field drawn as the background (gid "background") it is meant to."""
+    fig, canvas = _figure()
+    ax = fig.add_axes((0.15, 0.15, 0.8, 0.75))
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.quiver([0.3], [0.8], [0.2], [-0.3], angles="xy", scale_units="xy", scale=1)
+    card = {"boxstyle": "round,pad=0.12", "facecolor": "white", "edgecolor": "none"}
+    ax.text(0.5, 0.48, "hinge O", ha="center", va="center", bbox=card, zorder=8)
+    assert any("text on an arrow: 'hinge O' on Quiver" in f for f in collisions(fig, canvas.draw))
+    ax.collections[0].set_gid("background")
+    assert not [f for f in collisions(fig, canvas.draw) if "on an arrow" in f]
 
 
 def test_checker_finds_text_cut_and_leaving_its_axes_and_passes_a_clean_figure():

@@ -84,22 +84,31 @@ def test_arrow_head_lies_across_the_view_and_the_scale_is_stated(host):
 
 
 def test_triad_labels_never_overlap(host):
-    """At every view of the grid, the labels shown are apart (their boxes do not meet) and a
-    label is hidden only where its axis points within 30 degrees of the viewer or would meet
-    another label."""
+    """At every view of the grid, the labels shown are apart (their boxes do not meet), none
+    lies on an arrow of the triad, and a label is hidden exactly where its axis points within
+    30 degrees of the viewer (it was hidden, too, where it would meet another label: E2's y)."""
     ax, fig = host.ax, host.blit.figure
     triad = Triad(host, ax, 0.3)
     r = host.canvas.get_renderer()
+    t = np.linspace(0.0, 1.0, 50)[:, None]
     for elev, azim in VIEWS:
         toward = turn_view(ax, elev, azim)
         triad.set((0.0, 0.0, 0.0), np.eye(3), toward)
-        boxes = [t.get_window_extent(r) for t in triad.labels if t.get_visible()]
+        boxes = [t_.get_window_extent(r) for t_ in triad.labels if t_.get_visible()]
         assert boxes, (elev, azim)
         for i, a in enumerate(boxes):
             for b in boxes[i + 1:]:
                 assert not a.overlaps(b), (elev, azim)
-        for k, t in enumerate(triad.labels):
-            if abs(toward[k]) < np.cos(np.radians(30)) - 1e-9 and not t.get_visible():
-                others = [o for o in triad.labels[:k] if o.get_visible()]
-                assert others, (elev, azim, k)
+        for k, label in enumerate(triad.labels):
+            end_on = abs(toward[k]) >= np.cos(np.radians(30))
+            assert label.get_visible() != end_on, (elev, azim, k)
+        for arrow in triad.arrows:
+            p = ax.transData.transform(project(ax, arrow.points))
+            for a, b in zip(p[:-1], p[1:]):
+                if np.isfinite(a).all() and np.isfinite(b).all():
+                    on = a + t * (b - a)
+                    for box in boxes:
+                        inside = ((on[:, 0] > box.x0) & (on[:, 0] < box.x1)
+                                  & (on[:, 1] > box.y0) & (on[:, 1] < box.y1))
+                        assert not inside.any(), (elev, azim)
     fig.canvas.draw()

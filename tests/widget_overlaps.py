@@ -18,6 +18,15 @@ Found (each a short sentence, the texts and the artist named):
   between two glyphs, or through the hole of a "C", crosses the text too;
 - **legend over data**: more than ``ARTIST_PIXELS`` ink pixels of a data artist inside a
   legend's box (framed or not: a legend hides or crosses what lies under it);
+- **text on an arrow**: an arrow (a quiver, a ``FancyArrowPatch``, a line whose gid is
+  ``"arrow"``: :class:`widgets.parts.Arrow3D`, a triad's axes) within ``TEXT_GAP`` px of the
+  box of a text's ink, whatever the order: a label on an opaque card (``boxed``) hides the
+  arrowhead it is drawn over, and one drawn under it is crossed.  Other lines passing under a
+  card are left out (the card is for them), and so is a field of arrows drawn as the figure's
+  background (gid ``"background"``: E1's and E2's grey field arrows).  Markers are
+  not arrows: a marker on a text is found as a text over an artist;
+- **triad label hidden** (:func:`hidden_triad_labels`, for an experiment): a triad's axis
+  label left out although its axis lies across the view;
 - **text cut**: a text's ink running more than ``EDGE`` px past the figure's edge, or past the
   box that clips it; **text leaving its axes**: a text placed in an axes (``ax.texts``) whose ink
   runs more than ``EDGE`` px past the axes.
@@ -236,6 +245,14 @@ def _block(t: Ink, inset: int = 0) -> Ink:
                np.ones((max(0, h - 2 * inset), max(0, w - 2 * inset)), bool), t.owner)
 
 
+def _is_arrow(artist) -> bool:
+    """An arrow: what a label must not touch or hide (:func:`collisions`)."""
+    from matplotlib.quiver import Quiver
+
+    gid = artist.get_gid()
+    return gid == "arrow" or (gid != "background" and isinstance(artist, (Quiver, FancyArrowPatch)))
+
+
 def _in_axes_texts(fig) -> dict:
     return {id(t): ax for ax in fig.axes for t in ax.texts}
 
@@ -263,6 +280,7 @@ def collisions(fig, draw, on_top=()) -> list[str]:
                 found.append(f"text over text: {_name(a.artist)} and {_name(b.artist)} "
                              f"({n} px closer than {TEXT_GAP} px)")
     # text over artists
+    said = set()                                    # (text, artist) pairs found
     for t in texts:
         block = _block(t)
         for o in data:
@@ -275,6 +293,18 @@ def collisions(fig, draw, on_top=()) -> list[str]:
             n = _overlap(block, o)
             if n > ARTIST_PIXELS:
                 found.append(f"text over an artist: {_name(t.artist)} on {_name(o.artist)} ({n} px)")
+                said.add((id(t), id(o)))
+    # texts on arrows, drawn under or over them
+    for t in texts:
+        block = _block(t)
+        for o in data:
+            if (o.owner is t.artist or o.kind != "data" or (id(t), id(o)) in said
+                    or not _is_arrow(o.artist)):
+                continue
+            n = _overlap(block, o, grow=TEXT_GAP)
+            if n:
+                found.append(f"text on an arrow: {_name(t.artist)} on {_name(o.artist)} "
+                             f"({n} px closer than {TEXT_GAP} px)")
     # a legend's box over data
     for legend, box in d.legends:
         frame = Ink(legend, int(np.floor(box.x0)) + 1, int(np.floor(box.y0)) + 1,
@@ -312,8 +342,32 @@ def collisions(fig, draw, on_top=()) -> list[str]:
     return found
 
 
+def hidden_triad_labels(exp) -> list[str]:
+    """The axis labels of an experiment's triads (:class:`widgets.parts.Triad`, its attributes)
+    left out although their axis lies more than 30° off the line of sight (the triad's own
+    rule for hiding one, measured here on the drawn arrow): a hidden label is no collision
+    the drawing shows, so :func:`collisions` cannot see it (E2's y label was hidden where it
+    met the x arrow)."""
+    from widgets.parts import Triad, view_direction
+
+    found = []
+    for attr, triad in vars(exp).items():
+        if not isinstance(triad, Triad):
+            continue
+        ax = triad.labels[0].axes
+        toward = view_direction(ax.elev, ax.azim)
+        for text, arrow in zip(triad.labels, triad.arrows):
+            shaft = arrow.points[1] - arrow.points[0]            # the arrow's start and tip
+            end_on = abs(shaft @ toward) >= np.cos(np.radians(30.0)) * np.linalg.norm(shaft)
+            if not text.get_visible() and not end_on:
+                found.append(f"triad label hidden: {attr}'s {_name(text)} (its axis is across "
+                             "the view)")
+    return found
+
+
 def experiment_collisions(exp) -> list[str]:
     """:func:`collisions` of an experiment's figure at its current controls, drawn as the book
-    and live mode draw it (a full ``BlitFigure.render``)."""
+    and live mode draw it (a full ``BlitFigure.render``), and its :func:`hidden_triad_labels`."""
     exp.invalidate()
-    return collisions(exp.figure, lambda: exp._render(full=True), on_top=exp.blit._top)
+    found = collisions(exp.figure, lambda: exp._render(full=True), on_top=exp.blit._top)
+    return found + hidden_triad_labels(exp)

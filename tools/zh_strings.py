@@ -466,6 +466,21 @@ STATIC = (
 )
 
 
+#: the chapters' static figures' texts (``widgets.static_html.static_figure``: drawn by a
+#: notebook's cell, wide and for a phone, and again in Chinese), patterns included: a figure
+#: string of its chapter's page
+STATIC_FIGURES = {
+    "ch13_articulated_body": (
+        "sb.forward_dynamics: method='aba' against method='crba'",
+        "sb.forward_dynamics:\nmethod='aba' against method='crba'",
+        "number of bodies n (unbranched chain of hinges)",
+        "number of bodies n\n(unbranched chain of hinges)",
+        "CPU time of forward dynamics (ms)",
+        "ABA, one state per call", "CRBA + solve, one state per call",
+        "ABA, per state in batches of {n}", "CRBA + solve, per state in batches of {n}",
+    ),
+}
+
 #: the tag of the figure strings (what matplotlib draws: ``widgets/figure_text.py``) in the
 #: catalogue's "used by" comments, beside the experiments that draw them
 FIGURE = "figure"
@@ -532,6 +547,9 @@ def sources(html_dir: Path) -> dict[str, set]:
         out.setdefault(text, set()).update(names)
     for text, names in figure_strings().items():
         out.setdefault(text, set()).update(names)
+    for page, texts in STATIC_FIGURES.items():
+        for text in texts:
+            out.setdefault(text, set()).update({page, FIGURE})
     probe = Catalogue({k: "x" for k in STATIC if _PLACE.search(k)})
     for page in sorted(html_dir.glob("**/*.html")):
         rel = page.relative_to(html_dir)

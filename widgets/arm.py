@@ -211,6 +211,7 @@ def _reach_over_the_ranges(samples: int = 3000, seed: int = 0) -> float:
 REACH = 1.1
 FLOOR_R, FLOOR_STEP = 0.75, 0.25    # m: the floor's disc about the base and its grid spacing
 TRIAD_AT = np.array([0.0, -0.55, 0.0])   # m: where the world axes are drawn, on the floor
+COLUMN_WIDTH = 9.5                        # points: a link's bar across, its edge included (Tubes3D)
 
 # the wide figure (660 x 490 px), in figure fractions: the arm's square view (414 px a side once
 # fit_wide_layout has kept its legend inside: 53 % of the figure, 60 % with the legend above it)
@@ -370,6 +371,11 @@ class ArmExplorer(Experiment):
             self.base.set(circle_3d((0, 0, 0), (0, 0, 1), 0.1))
             self.world.set(TRIAD_AT, np.eye(3), toward)
             self._view_set = view
+        # the world axes' labels keep clear of the base column (the first link, which no joint
+        # moves) and of the hand's velocity arrow (which the joints and the view move)
+        self.world.place([(o[:2], COLUMN_WIDTH),
+                          (self.v_arrow.segments(o[-1], n["v_hand"], toward),
+                           self.v_arrow.line.get_linewidth())])
         self.links.set(np.stack([o[:-1], o[1:]], axis=1), toward)
         self.joints.set(o[1:-1])
         self.hand.set(o[-1:])

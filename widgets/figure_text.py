@@ -74,6 +74,16 @@ def plain_math(math: str) -> str:
     return re.sub(r"\\(\w+)", r"\1", s).replace("{", "").replace("}", "")
 
 
+def plain_math_beside_chinese(text: str) -> str:
+    """``text`` with the formulas of each line that also holds Chinese made plain
+    (:func:`plain_math`); a line of formulas, units and punctuation only keeps them, and
+    matplotlib typesets it (it parses each line of a text for ``$`` by itself).  A translation
+    that puts its formula on a line of its own (``"惯量矩阵的元素\\n$\\mathcal{I}_c = ...$"``) gets
+    the subscripts and script letters of the English figure, not ``ℐ_c = R_bcᵀ``."""
+    return "\n".join(_MATH.sub(lambda m: plain_math(m.group(0)), line) if _CJK.search(line)
+                     else line for line in text.split("\n"))
+
+
 def compile_patterns(entries: dict[str, str]) -> list:
     """The entries with ``{name}`` places as (regex, Chinese, length of the fixed text), the
     most specific first ("{label}: {why}" only when no longer pattern fits); mathematics'
@@ -106,8 +116,8 @@ class Translator:
         self.hits += 1
         if core in self.entries:
             chinese = self.entries[core]
-            if "$" in chinese and _CJK.search(chinese):
-                chinese = _MATH.sub(lambda m: plain_math(m.group(0)), chinese)
+            if "$" in chinese:
+                chinese = plain_math_beside_chinese(chinese)
             return lead + chinese + trail
         for rx, chinese, _ in self.patterns:
             m = rx.match(core)

@@ -117,6 +117,14 @@ def joint_torques(t, q, qd, pattern: str) -> np.ndarray:
     return tau
 
 
+#: the side view's title by kick: true of what it shows (in "both legs" the left leg, drawn
+#: behind the right one, is hidden by it all along)
+SIDE_TITLES = {
+    "one leg": "side view from the right: right leg dark,\nleft leg light, G and its path",
+    "scissor": "side view from the right: right leg dark,\nleft leg light, G and its path",
+    "both legs": "side view from the right: legs together,\nright leg in front; G and its path",
+}
+
 SETTINGS = tuple((p, g) for g in GRAVITY for p in PATTERNS)   # the batch: 3 patterns x 2 gravities
 
 
@@ -271,13 +279,13 @@ class FloatingBiped(Experiment):
     CONTROLS = CONTROLS
     READOUTS = (
         ("time t", "t", "s"),
-        ("h_G = [l_G; M v_G]", "h_G", "kg m²/s, kg m/s"),
+        ("h_G = [ℓ_G; M v_G]", "h_G", "kg m²/s, kg m/s"),
         ("Δh_G since t = 0", "dh_G", "kg m²/s, kg m/s"),
         ("gravity's impulse [0; M g t]", "impulse", "kg m²/s, kg m/s"),
-        ("|Δl_G| (integration error)", "l_error", "kg m²/s"),
+        ("|Δℓ_G| (integration error)", "l_error", "kg m²/s"),
         ("|Δ(M v_G) − M g t| (integration error)", "p_error", "kg m/s"),
-        ("legs' share of l_G", "l_legs", "kg m²/s"),
-        ("torso's share of l_G", "l_torso", "kg m²/s"),
+        ("legs' share of ℓ_G", "l_legs", "kg m²/s"),
+        ("torso's share of ℓ_G", "l_torso", "kg m²/s"),
         ("torso rotation since t = 0 (axis × angle)", "torso_rotation", "deg"),
         ("centre of mass G", "com", "m"),
         ("joints: L roll, pitch, knee; R roll, pitch, knee", "joints", "deg"),
@@ -290,7 +298,10 @@ class FloatingBiped(Experiment):
         ax = fig.add_axes(SIDE_RECT)
         ax.set_xlim(*SIDE_XLIM); ax.set_ylim(*SIDE_ZLIM); ax.set_aspect("equal")
         ax.set_xlabel("x (m)"); ax.set_ylabel("z (m)")
-        ax.set_title("side view from the right: right leg dark,\nleft leg light, G and its path", fontsize=9)
+        # the title says which leg is which; in the "both legs" kick they move alike and the
+        # right one (drawn in front) hides the left, so that kick's title says so (_draw)
+        self.side_title = self._moving(ax.set_title(SIDE_TITLES["one leg"], fontsize=9),
+                                       depends=("pattern",))
         ax.tick_params(labelsize=9)
         self.side = ax
         self.left_leg = self._moving(ax.plot([], [], "-", color=COLORS["sky"], lw=5,
@@ -305,7 +316,7 @@ class FloatingBiped(Experiment):
         ang_lim, lin_lim = panel_limits()
         a = fig.add_axes(ANG_RECT)
         a.set_xlim(0.0, DURATION); a.set_ylim(-ang_lim, ang_lim)
-        a.set_title("l_G about G = legs' + torso's share\n(kg m²/s; y solid, z dotted)", fontsize=9)
+        a.set_title("ℓ_G about G = legs' + torso's share\n(kg m²/s; y solid, z dotted)", fontsize=9)
         a.tick_params(labelsize=9, labelbottom=False)
         a.axhline(0.0, color="0.8", lw=0.8, zorder=0)
         dep = ("pattern", "gravity")
@@ -325,11 +336,14 @@ class FloatingBiped(Experiment):
         from matplotlib.lines import Line2D
         self._on_top(a.legend(handles=[Line2D([], [], color=COLORS["orange"], label="legs"),
                                        Line2D([], [], color=COLORS["blue"], label="torso"),
-                                       Line2D([], [], color="black", label="l_G")],
+                                       Line2D([], [], color="black", label="ℓ_G")],
                               loc="upper center", bbox_to_anchor=(0.5, -0.04), fontsize=9, ncols=3,
                               frameon=False, handlelength=1.5, columnspacing=1.0, borderpad=0.2))
 
     def _draw(self, s):
+        title = SIDE_TITLES.get(self._drawn_values["pattern"], SIDE_TITLES["one leg"])
+        if self.side_title.get_text() != title:
+            self.side_title.set_text(title)
         for artist, key in ((self.torso, "box"), (self.left_leg, "left"), (self.right_leg, "right")):
             artist.set_data(s[key][:, 0], s[key][:, 2])
         path = s["com_path"]

@@ -1026,6 +1026,9 @@ class Arrow3D:
         self._line = Polyline3D(exp, ax, "-", depends, color=color, lw=lw, zorder=zorder,
                                 solid_capstyle="round", label=self.label)
         self.line = self._line.line
+        # an arrow, for the overlap check (tests/widget_overlaps.py): no label may touch or
+        # hide it; a field of arrows drawn as the background sets its gid to "background"
+        self.line.set_gid("arrow")
 
     @property
     def points(self) -> np.ndarray:
@@ -1062,6 +1065,26 @@ def circle_3d(center, normal, radius: float, n: int = 49) -> np.ndarray:
     return np.asarray(center, float) + radius * (np.cos(t) * u + np.sin(t) * np.cross(k, u))
 
 
+def _segments(points: np.ndarray, half_width: float) -> np.ndarray:
+    """The segments of a 2-D polyline (NaN rows break it) as rows (ax, ay, bx, by, half_width)."""
+    p = np.asarray(points, float).reshape(-1, 2)
+    rows = np.column_stack([p[:-1], p[1:], np.full(max(len(p) - 1, 0), float(half_width))])
+    return rows[np.isfinite(rows).all(axis=1)]
+
+
+def _room(q: np.ndarray, segments: np.ndarray) -> float:
+    """The least distance from the point ``q`` to the segments' edges (their distance less their
+    half width; rows as :func:`_segments` makes them), inf with none."""
+    if not len(segments):
+        return np.inf
+    a, b, w = segments[:, :2], segments[:, 2:4], segments[:, 4]
+    ab = b - a
+    L2 = np.einsum("ij,ij->i", ab, ab)
+    t = np.clip(np.einsum("ij,ij->i", q - a, ab) / np.where(L2 > 0, L2, 1.0), 0.0, 1.0)
+    d = q - a - t[:, None] * ab
+    return float(np.min(np.hypot(d[:, 0], d[:, 1]) - w))
+
+
 class Triad:
     """A frame's three axes as arrows of ``length`` m from its origin (x, y, z in vermillion,
     green, blue), each labelled just beyond its tip; ``set(origin, R, toward)`` with R the
@@ -1086,6 +1109,8 @@ class Triad:
     def __init__(self, exp, ax, length: float = 0.2, names=("x", "y", "z"), fontsize=9,
                  depends=None):
         self.length, self._ax = length, ax
+        self.end_on = [False, False, False]      # each axis pointing at the viewer (set)
+        self._tips, self._segments = np.zeros((4, 2)), np.zeros((0, 5))
         self.arrows = [Arrow3D(exp, ax, length, "", COLORS[c], lw=1.8, head=0.3, depends=depends)
                        for c in self.COLORS]
         self.labels = [exp._moving(ax.text2D(0, 0, n, transform=ax.transData, color=COLORS[c],
@@ -1093,22 +1118,87 @@ class Triad:
                                              in_layout=False, bbox=LABEL_BOX, zorder=LABEL_Z))
                        for n, c in zip(names, self.COLORS)]
 
-    def set(self, origin, R, toward) -> None:
-        """Move the arrows and labels.  A label is hidden where its axis points within 30° of
-        the viewer (drawn shorter than half its length, its tip near the origin) or where it
-        would come closer than two font sizes to a label shown before it: no two overlap."""
+    #: a label's candidate directions from its arrow's tip, in degrees from the arrow (turned
+    #: toward the first side that is clear): straight on first, then ever more across
+    TURNS = (0.0, 30.0, -30.0, 60.0, -60.0, 90.0, -90.0, 120.0, -120.0, 150.0, -150.0, 180.0)
+    #: a label's reach from its centre (its letter on its card) and the clear gap it keeps from
+    #: the arrows and the other labels: font sizes
+    RADIUS, GAP = 0.75, 0.3
+
+    def set(self, origin, R, toward, avoid=()) -> None:
+        """Move the arrows and labels.  A label is hidden only where its axis points within 30°
+        of the viewer (drawn shorter than half its length, its tip near the origin).  Each
+        label sits beside its arrow's tip, in the first of :data:`TURNS` (straight beyond the
+        tip, then turned to either side) where its card keeps :data:`GAP` from the three
+        arrows, from the labels placed before it and from ``avoid``: ``(points (n, 3), width
+        in points)`` for polylines the figure draws near the triad (E11's base column, the
+        experiments' arrows), ``(points, width, True)`` for those a label may cover when
+        nothing else is clear (E2's paths): :meth:`_place`.  A label kept at a fixed reach
+        along its arrow met the x arrow and label in E2 (y points almost into the page) and
+        was hidden for it; pushed further along, it landed on E11's column on a phone."""
         o, R = np.asarray(origin, float), np.asarray(R, float)
         ax = self._ax
-        tips = project(ax, self.extent(o, R, self.length))
-        pt = ax.transData.transform(tips) * (72.0 / ax.figure.dpi)     # points: any dpi
-        shown: list = []
-        for i, (arrow, text) in enumerate(zip(self.arrows, self.labels)):
+        to_pt = ax.transData.transform
+        k = 72.0 / ax.figure.dpi                                       # px -> points: any dpi
+        ends = project(ax, np.vstack([o, o + self.length * R.T]))
+        pt = to_pt(ends) * k                                            # origin, 3 tips
+        self._tips = pt
+        drawn = []                          # the arrows' segments in points: what labels avoid
+        for i, arrow in enumerate(self.arrows):
             arrow.set(o, R[:, i], toward)
-            if tuple(text.get_position()) != tuple(tips[i]):   # unchanged: stays reusable
-                text.set_position(tips[i])
-            ok = (abs(R[:, i] @ toward) < math.cos(math.radians(30.0))
-                  and all(np.linalg.norm(pt[i] - q) > 2.0 * text.get_fontsize() for q in shown))
-            if text.get_visible() != bool(ok):    # matplotlib 3.8 marks it stale even if equal
-                text.set_visible(bool(ok))
-            if ok:
-                shown.append(pt[i])
+            drawn.append(_segments(to_pt(project(ax, arrow.points)) * k,
+                                   0.5 * arrow.line.get_linewidth()))
+        self._segments = np.vstack(drawn)
+        self.end_on = [abs(R[:, i] @ toward) >= math.cos(math.radians(30.0)) for i in range(3)]
+        self.place(avoid)
+
+    def place(self, avoid=()) -> None:
+        """Place the labels again (:meth:`set` places them), clear of ``avoid`` too: for what
+        moves near a triad that stays (E11's hand velocity arrow, which a turn of the view can
+        bring onto the world axes), without setting the arrows again."""
+        ax = self._ax
+        k = 72.0 / ax.figure.dpi
+        pt = self._tips
+        hard, soft = [self._segments], [np.zeros((0, 5))]
+        for points, width, *rest in avoid:
+            (soft if rest and rest[0] else hard).append(
+                _segments(ax.transData.transform(project(ax, points)) * k, 0.5 * width))
+        segments = (np.vstack(hard), np.vstack(soft))
+        placed: list = []
+        for i, text in enumerate(self.labels):
+            ok = not self.end_on[i]
+            if text.get_visible() != ok:          # matplotlib 3.8 marks it stale even if equal
+                text.set_visible(ok)
+            if not ok:
+                continue
+            fs = text.get_fontsize()
+            at = self._place(pt[0], pt[i + 1], fs, segments, placed)
+            placed.append(at)
+            xy = tuple(ax.transData.inverted().transform(at / k))
+            if tuple(text.get_position()) != xy:           # unchanged: stays reusable
+                text.set_position(xy)
+
+    def _place(self, origin, tip, fs, segments, placed) -> np.ndarray:
+        """The centre (points) of a label of font size ``fs`` beside ``tip``: the first of
+        :data:`TURNS` clear by :data:`GAP` of the ``placed`` centres and of ``segments`` (hard,
+        soft); failing that, the first clear of the hard ones only (a label may cover a path,
+        never an arrow); failing that, the one that comes least close to them."""
+        d = tip - origin
+        n = float(np.hypot(*d))
+        d = d / n if n > 1e-9 else np.array([1.0, 0.0])
+        r, gap = self.RADIUS * fs, self.GAP * fs
+        hard, soft = segments
+        spots = []
+        for turn in self.TURNS:
+            c, s = math.cos(math.radians(turn)), math.sin(math.radians(turn))
+            # its card's edge two gaps from the tip: one gap clear of its own arrow's tip
+            at = tip + (r + 2 * gap) * np.array([c * d[0] - s * d[1], s * d[0] + c * d[1]])
+            room = min([_room(at, hard) - r] + [float(np.hypot(*(at - q))) - 2 * r for q in placed])
+            spots.append((at, room, min(room, _room(at, soft) - r)))
+        for at, room, all_room in spots:
+            if all_room >= gap:
+                return at
+        for at, room, _ in spots:
+            if room >= gap:
+                return at
+        return max(spots, key=lambda spot: spot[1])[0]

@@ -102,12 +102,16 @@ class PrincipalAxes(Experiment):
                                            color=COLORS["door"], alpha=0.35, zorder=2)[0])
         self.hinge = self._moving(ax_d.plot([], [], "-", color=COLORS["vermillion"], lw=3,
                                             zorder=3, label="hinge edge")[0])
-        self.paxes = [self._moving(ax_d.plot([], [], "--", color=col, lw=1.6, zorder=4,
-                                             label="principal axis")[0])
+        self.paxes = [self._moving(ax_d.plot([], [], "--", color=col, lw=1.6, zorder=4)[0])
                       for col in (COLORS["blue"], COLORS["green"])]
-        # under the view, below its x label: the door turns through the whole square
-        self._on_top(ax_d.legend(handles=[self.hinge, self.paxes[0]], loc="upper center",
-                                 bbox_to_anchor=(0.5, -0.38), fontsize=7, frameon=False))
+        # under the view, below its x label: the door turns through the whole square.  Both
+        # principal axes in the door's plane are drawn, so the entry shows both dashes
+        from matplotlib.legend_handler import HandlerTuple
+        self._on_top(ax_d.legend(handles=[self.hinge, tuple(self.paxes)],
+                                 labels=["hinge edge", "principal axes"],
+                                 handler_map={tuple: HandlerTuple(ndivide=None, pad=0.4)},
+                                 loc="upper center", bbox_to_anchor=(0.5, -0.38), fontsize=7,
+                                 frameon=False))
 
         ax_c = fig.add_axes((0.39, 0.13, 0.30, 0.74))
         for (i, j), col, lab in (((0, 0), COLORS["blue"], r"$\mathcal{I}_{xx}$"),

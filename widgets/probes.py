@@ -131,7 +131,10 @@ class Probes(Experiment):
         self.path_fixed = self._moving(ax.plot([X_P[0]], [X_P[1]], "s", mfc="none",
                                                color=COLORS["grey"], ms=12)[0], depends=_NOT_NU)
         ax.plot([X_P[0]], [X_P[1]], "o", color="black", ms=4, zorder=8)
-        ax.annotate("x_P", (X_P[0], 0), (X_P[0] + 0.03, -0.08), fontsize=8)
+        # placed in points from x_P, below and right of the fixed probe's square (12 pt wide):
+        # clear of its corner at any size of the axes (it touched it at 0.03 m, -0.08 m)
+        ax.annotate("x_P", (X_P[0], 0), xytext=(8, -8), textcoords="offset points",
+                    ha="left", va="top", fontsize=8)
 
     def _draw(self, s):
         path = s["numbers"]["path"]

@@ -169,6 +169,7 @@ class ScrewAxis(Experiment):
         self.v_grid = Arrow3D(self, ax, ARROW_FIELD, "m/s", COLORS["field"],
                               "field v(x) in z = 0", lw=1.1, zorder=1.5,
                               depends=("pitch", *view))
+        self.v_grid.line.set_gid("background")      # a label's card may cover it (overlap check)
         self.axis_line = Polyline3D(self, ax, "-.", color="black", lw=1, zorder=2)
         cols = (COLORS["orange"], COLORS["blue"], COLORS["green"])
         self.trajs = [Polyline3D(self, ax, "-", color=c, lw=1.3, zorder=3) for c in cols]
@@ -210,7 +211,21 @@ class ScrewAxis(Experiment):
         toward = turn_view(self.ax3d, v["elev"], v["azim"])
         self.door_line.set(DOOR_OUTLINE)
         self.grid_pts.set(s["grid"])
-        self.world.set(TRIAD_AT, np.eye(3), toward)
+        # the world axes' labels keep clear of what a turn of the view or the pitch can bring
+        # near them: the material points' and the on-axis velocities, the screw axis, the
+        # markers of P, the material and the on-axis points, and (where they can) the three paths (a green y on the green
+        # path read as the path's label)
+        self.world.set(TRIAD_AT, np.eye(3), toward, avoid=[
+            (self.v_mat.segments(s["material"], s["v_material"], toward),
+             self.v_mat.line.get_linewidth()),
+            (self.v_axis.segments(s["on_axis"], s["v_axis"], toward),
+             self.v_axis.line.get_linewidth()),
+            *((path, line.line.get_linewidth(), True)
+              for path, line in zip(s["trajectories"], self.trajs)),
+            *((np.repeat(x[None], 2, axis=0), marker.line.get_markersize())   # markers: points
+              for x, marker in ((s["x_P"], self.P), *((m, self.mat) for m in s["material"]),
+                                *((m, self.axis_pts) for m in s["on_axis"]))),
+            (s["axis_segment"], self.axis_line.line.get_linewidth())])
         self.v_grid.set(s["grid"], s["v_grid"], toward)
         self.axis_line.set(s["axis_segment"])
         for line, tr in zip(self.trajs, s["trajectories"]):

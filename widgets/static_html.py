@@ -428,3 +428,66 @@ def answer_box(question: str, expected: float | Sequence[float], tolerance: floa
         f'</div>'
     )
     return HTML(markup)
+
+
+# ------------------------------------------------------------ a chapter's static figure
+
+#: the page width (CSS px) up to which a static figure shows its phone layout: a 390-px phone's
+#: 330-px column, with room for a tablet held upright's narrower column
+PHONE_MEDIA = "(max-width: 600px)"
+
+
+def _figure_png(fig) -> bytes:
+    import io
+
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    FigureCanvasAgg(fig)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", facecolor="white")
+    return buffer.getvalue()
+
+
+def _chinese_figure_table() -> dict | None:
+    """The figure strings' translations (``tools/zh_strings.py figure_table``) when the
+    repository's tools are beside this package (a notebook run in the repository); None
+    elsewhere (JupyterLite, an installed copy): the figure is then drawn in English only."""
+    import sys
+    from pathlib import Path
+
+    tools = Path(__file__).resolve().parent.parent / "tools"
+    if not (tools / "zh_strings.py").is_file():
+        return None
+    if str(tools) not in sys.path:
+        sys.path.insert(0, str(tools))
+    try:
+        from zh_strings import figure_table
+        return figure_table() or None
+    except Exception:                # no catalogue, no babel: the English figure alone
+        return None
+
+
+def static_figure(draw, alt: str) -> HTML:
+    """A chapter's static matplotlib figure for the book: ``draw(narrow)`` returns a new
+    ``Figure``, wide (the 660-px column) or for a phone (330 px wide, read at 1:1, text of
+    9 pt or more); both are embedded in a ``<picture>`` that picks the phone layout on a
+    narrow page (:data:`PHONE_MEDIA`).  With the Chinese catalogue at hand, the figure is drawn
+    again in the Chinese edition's figure language (``widgets/figure_text.py``; its strings in
+    ``tools/zh_strings.py`` ``STATIC_FIGURES``) into a second picture, hidden inline and shown
+    instead of the English one on a Chinese page (``:lang(zh)``, book/_static/spatialbook.css).
+    Outside the book (JupyterLab) only the English picture shows."""
+    from .figure_text import language
+
+    def picture(cls: str, style: str) -> str:
+        wide, narrow = _figure_png(draw(False)), _figure_png(draw(True))
+        return (f'<picture class="{cls}"{style}>'
+                f'<source media="{PHONE_MEDIA}" srcset="{_data_uri(narrow)}">'
+                f'<img src="{_data_uri(wide)}" alt="{_html.escape(alt)}" '
+                f'style="max-width:100%;height:auto"></picture>')
+
+    out = picture("sb-figure-en", "")
+    table = _chinese_figure_table()
+    if table:
+        with language(table):
+            out += picture("sb-figure-zh", ' style="display:none"')
+    return HTML(out)

@@ -30,6 +30,9 @@ _g = np.linspace(-1.0, 1.0, 11)
 GRID = np.stack(np.meshgrid(_g, _g, indexing="xy"), axis=-1).reshape(-1, 2)
 GRID3 = np.column_stack([GRID, np.zeros(len(GRID))])
 _R_SAMPLES = np.linspace(0.0, 1.5, 31)
+#: the centre of the "hinge O" label with the door at 0 deg (m): behind the hinge and a little
+#: below the door; it turns with the door (:func:`hinge_label_at`)
+HINGE_LABEL = np.array([-0.36, -0.15])
 
 CONTROLS = (
     Slider("angle", "door angle θ (deg)", 0.0, 360.0, 5.0, 0.0, ".0f"),
@@ -85,6 +88,16 @@ def scene(angle=0.0, omega=2.0, near=0.4, far=0.8, probe_x=0.6, probe_y=0.3) -> 
     }
 
 
+def hinge_label_at(theta: float) -> np.ndarray:
+    """Where the "hinge O" label's centre sits with the door at ``theta`` (rad): its place at
+    0 deg turned with the door.  Everything the door carries (its bar, the near and far
+    points, their velocity and centripetal arrows) turns with it, so the label stays on the
+    hinge's far side from all of them at every angle; a fixed label was under the near point's
+    arrow at 180 deg."""
+    c, s = np.cos(theta), np.sin(theta)
+    return np.array([[c, -s], [s, c]]) @ HINGE_LABEL
+
+
 class VelocityField(Experiment):
     """E1: arrows of v(x) = v_O + ω × x over the door's plane, two material points, one probe."""
 
@@ -111,16 +124,20 @@ class VelocityField(Experiment):
     def _setup(self, fig):
         ax, door = door_top_view(fig, (0.07, 0.12, 0.46, 0.78), (-LIM, LIM), (-LIM, LIM),
                                  "door from above: v(x) = v_O + ω × x\n(arrow: 1 m/s ↦ 0.15 m)",
-                                 hinge_label=(-0.55, -0.2), door_zorder=DOOR_Z)
+                                 hinge_label=tuple(HINGE_LABEL), door_zorder=DOOR_Z)
+        ax.hinge_text.set(ha="center", va="center")
         q = dict(angles="xy", scale_units="xy", scale=1 / ARROW, width=0.004)
         self.q_field = self._moving(ax.quiver(GRID[:, 0], GRID[:, 1], np.zeros(len(GRID)),
                                               np.zeros(len(GRID)), color=COLORS["field"],
-                                              alpha=0.8, zorder=1, **q), depends=("omega",))
+                                              alpha=0.8, zorder=1, gid="background", **q),
+                                    depends=("omega",))    # a label's card may cover it
         self.circles = [self._moving(ax.plot([], [], "--", color=c, lw=0.8)[0],
                                      depends=("near", "far"))
                         for c in (COLORS["blue"], COLORS["vermillion"])]
         self.door = self._moving(door)                  # the door turns: a moving artist
-        self._on_top(ax.hinge_text)                     # above the field and the turning door
+        # it turns with the door (hinge_label_at): a moving artist, above the field, the door
+        # and the points' arrows (LABEL_Z)
+        self.hinge_text = self._moving(ax.hinge_text)
         self.pts = self._moving(ax.scatter([0, 0], [0, 0], s=40, zorder=6,
                                            c=[COLORS["blue"], COLORS["vermillion"]]))
         self.q_pts = self._moving(ax.quiver([0, 0], [0, 0], [0, 0], [0, 0], zorder=7,
@@ -164,6 +181,7 @@ class VelocityField(Experiment):
         for line, r in zip(self.circles, s["radii"]):
             line.set_data(r * np.cos(t), r * np.sin(t))
         self.door.set_data(s["door"][:, 0], s["door"][:, 1])
+        self.hinge_text.set_position(hinge_label_at(s["numbers"]["theta"]))
         P = s["points"][:, :2]
         self.pts.set_offsets(P)
         self.q_pts.set_offsets(P)
