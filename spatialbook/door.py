@@ -27,7 +27,7 @@ def _frozen(values: dict) -> MappingProxyType:
     return MappingProxyType(values)
 
 
-#: The door as plain data, so the seed's usage works unchanged (read-only: ``_frozen``).
+#: The door as plain data, read-only (see ``_frozen``), so the seed's usage works unchanged.
 DOOR = _frozen({
     "mass": _MASS,                                   # kg
     "width": _WIDTH,                                 # m, a, along body x
