@@ -431,7 +431,6 @@ BAD_LOADS = [
      r"^source: joint 'shoulder': expected at most one <origin> in <joint>, got 2"),
     (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="revolute", axis="0 0 1", extra='<parent link="arm"/>')),
      r"^source: joint 'shoulder': expected at most one <parent> in <joint>, got 2"),
-    # what the Tree refuses is said of the source, not of the constructor's fields alone
     # numbers in plain decimal syntax only: Python's float() reads "0_5" as 5, "1_0" as 10, "١" as 1
     (lambda: sb.Tree.from_urdf(URDF_ONE.replace('<origin xyz="0.5 0 0"/>', '<origin xyz="0_5 0 0"/>').format(kind="revolute", axis="0 0 1", extra="")),
      r"^source: link 'arm': expected 3 numbers in <origin> xyz=\"0_5 0 0\" \(plain decimal"),
@@ -443,6 +442,7 @@ BAD_LOADS = [
      r"^source: link 'arm': expected a number in <inertia> ixx="),
     (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="revolute", axis="0 0 inf", extra="")),
      r"^source: joint 'shoulder': expected 3 finite numbers in <axis> xyz=\"0 0 inf\""),
+    # what the Tree refuses is said of the source, not of the constructor's fields alone
     (lambda: sb.Tree.from_urdf(URDF_ONE.replace('value="2"', 'value="1e150"').format(kind="revolute", axis="0 0 1", extra="")),
      r"^source: the robot as read cannot make a Tree: inertias: expected finite numbers"),
     (lambda: sb.Tree.from_urdf(URDF_ONE.replace('"shoulder"', '"root_joint"').format(kind="revolute", axis="0 0 1", extra=""), floating_base=True),
