@@ -393,23 +393,21 @@ class Experiment:
         try:
             return self.controls[name]
         except (KeyError, TypeError):
-            raise ValueError(f"{type(self).__name__} has no control {name!r}: expected one of "
-                             f"{sorted(self.controls)}") from None
+            raise self._no_control(name, self.controls) from None
+
+    @classmethod
+    def _no_control(cls, name: Any, names) -> ValueError:
+        return ValueError(f"{cls.__name__} has no control {name!r}: expected one of {sorted(names)}")
 
     @classmethod
     def _scene_values(cls, values: dict) -> dict:
         """``values`` for ``scene`` (no Play: it only drives its slider), each checked by its
         control's spec; an unknown name or a Play's: ``ValueError`` listing the names."""
-        specs = {c.name: c for c in cls.CONTROLS if not isinstance(c, Player)}
-        for k in values:
-            if k not in specs:
-                player = next((c for c in cls.CONTROLS if c.name == k), None)
-                if player is not None:
-                    raise ValueError(f"{k}: expected a value of {player.target} instead (the Play "
-                                     f"only drives it; the scene does not take {k})")
-                raise ValueError(f"{cls.__name__} has no control {k!r}: expected one of "
-                                 f"{sorted(specs)}")
-        return {k: specs[k].check(v) for k, v in values.items()}
+        for player in cls.CONTROLS:
+            if isinstance(player, Player) and player.name in values:
+                raise ValueError(f"{player.name}: expected a value of {player.target} instead (the "
+                                 f"Play only drives it; the scene does not take {player.name})")
+        return cls._checked_values(values, {c.name: c for c in cls.CONTROLS}, {})
 
     def _checked(self, values: dict) -> dict:
         """``values`` with each checked by its control's spec (``ValueError`` naming the control)."""
@@ -425,7 +423,7 @@ class Experiment:
             players = {c.name: c for c in cls.CONTROLS if isinstance(c, Player)}
         for k in values:
             if k not in specs:                        # an unknown name: ValueError listing the controls
-                raise ValueError(f"{cls.__name__} has no control {k!r}: expected one of {sorted(specs)}")
+                raise cls._no_control(k, specs)
         checked = {k: specs[k].check(v) for k, v in values.items()}
         for name, player in players.items():         # a Play sets its slider: not both at once
             if name in values and player.target in values:
