@@ -18,6 +18,7 @@ from typing import Sequence
 import numpy as np
 from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
+from matplotlib.ticker import NullLocator
 
 import spatialbook as sb
 
@@ -906,6 +907,7 @@ def bare_3d_axes(fig: Figure, rect: Sequence[float], center, radius: float, elev
     ax.set_axis_off()
     for axis in (ax.xaxis, ax.yaxis, ax.zaxis):         # measured by layouts only when visible
         axis.set_visible(False)
+        axis.set_major_locator(NullLocator())            # and no ticks made for it
     turn_view(ax, elev, azim)
     return ax
 
@@ -1189,16 +1191,15 @@ class Triad:
         r, gap = self.RADIUS * fs, self.GAP * fs
         hard, soft = segments
         spots = []
-        for turn in self.TURNS:
+        for turn in self.TURNS:          # the first clear of everything ends the search
             c, s = math.cos(math.radians(turn)), math.sin(math.radians(turn))
             # its card's edge two gaps from the tip: one gap clear of its own arrow's tip
             at = tip + (r + 2 * gap) * np.array([c * d[0] - s * d[1], s * d[0] + c * d[1]])
             room = min([_room(at, hard) - r] + [float(np.hypot(*(at - q))) - 2 * r for q in placed])
-            spots.append((at, room, min(room, _room(at, soft) - r)))
-        for at, room, all_room in spots:
-            if all_room >= gap:
+            if room >= gap and _room(at, soft) - r >= gap:
                 return at
-        for at, room, _ in spots:
+            spots.append((at, room))
+        for at, room in spots:
             if room >= gap:
                 return at
         return max(spots, key=lambda spot: spot[1])[0]
