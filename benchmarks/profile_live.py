@@ -66,7 +66,7 @@ self.postMessage = function (m, t) {
 
 # Served before sb_worker.js with --profile-create: the first "create" (the experiment built
 # and drawn) runs under cProfile; the worker posts the report (kept by WATCH's Worker wrapper).
-CREATE_PRELUDE = """
+CREATE_PRELUDE = r"""
 var __sbHandler = null, __sbProfiled = false;
 Object.defineProperty(self, "onmessage", { configurable: true,
   get: function () { return __sbHandler; },
