@@ -322,3 +322,54 @@ def test_packages_zip_loads_only_the_pages_experiments_and_ships_e12s_integratio
     assert got["given"] and got["equal"], got
     assert got["same_state"], got
     assert got["all"] == len(json.loads((site / "experiments.json").read_text())["classes"]), got
+
+
+#: Node.js script: SB_TAR ZIP; prints {path: hex bytes} of sbUnzip's files, or {"error": ...}
+UNZIP_SCRIPT = r"""
+import fs from "node:fs";
+globalThis.self = globalThis;
+(0, eval)(fs.readFileSync(process.argv[2], "utf8"));
+const u8 = new Uint8Array(fs.readFileSync(process.argv[3]));
+try {
+  const files = await self.sbUnzip(u8);
+  console.log(JSON.stringify(Object.fromEntries(files.map(([n, b]) => [n, Buffer.from(b).toString("hex")]))));
+} catch (e) { console.log(JSON.stringify({ error: String(e.message) })); }
+"""
+
+
+def test_the_workers_unzip_gives_the_zips_files(tmp_path):
+    """sb_tar.js ``sbUnzip`` (live mode's worker unpacks the book's packages with it, so that
+    Python need not import zipfile and shutil before the first frame): every file of a zip,
+    stored or deflated, with a folder entry, a non-ASCII name and an empty file, byte for byte
+    as Python's zipfile reads them; a file that is not a zip is refused (the worker then
+    falls back to Pyodide's unpackArchive)."""
+    import live_compile
+
+    node = live_compile.node()
+    if node is None:
+        pytest.skip("needs Node.js (tools/live_compile.py node())")
+    book = tmp_path / "sb_packages.zip"
+    payload = {"pkg/__init__.py": b"", "pkg/m.py": b"X = 6 * 7\n" * 500,
+               "pkg/data/\u00e9t\u00e9.json": json.dumps({"a": list(range(300))}).encode(),
+               "pkg/raw.bin": bytes(range(256)) * 40}
+    with zipfile.ZipFile(book, "w") as zf:
+        zf.writestr(zipfile.ZipInfo("pkg/data/"), b"")
+        for i, (name, data) in enumerate(payload.items()):
+            zf.writestr(name, data, compress_type=zipfile.ZIP_DEFLATED if i % 2 else zipfile.ZIP_STORED)
+    with zipfile.ZipFile(book) as zf:
+        assert {i.compress_type for i in zf.infolist()} == {zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED}
+    script = tmp_path / "unzip.mjs"
+    script.write_text(UNZIP_SCRIPT)
+    sb_tar = ROOT / "book" / "_live" / "sb_tar.js"
+
+    def unzip(path):
+        run = subprocess.run([node, str(script), str(sb_tar), str(path)], capture_output=True,
+                             text=True, timeout=120)
+        assert run.returncode == 0, run.stderr[-2000:]
+        return json.loads(run.stdout)
+
+    got = unzip(book)
+    assert {k: bytes.fromhex(v) for k, v in got.items()} == payload
+    not_zip = tmp_path / "not.zip"
+    not_zip.write_bytes(b"PK\x03\x04 not really a zip" * 10)
+    assert "not a zip archive" in unzip(not_zip)["error"]

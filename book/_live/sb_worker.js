@@ -24,7 +24,7 @@
  */
 "use strict";
 
-importScripts("sb_tar.js");   // sbUntar, sbInstall: the site archive's files, shared with the lite kernel
+importScripts("sb_tar.js");   // sbUntar, sbUnzip, sbInstall: the archives' files, shared with the lite kernel
 
 var live = null;          // the Python object sb_live.LIVE
 var pyodide = null;
@@ -220,6 +220,10 @@ async function boot(msg) {
   downloading.then(function () { mark("stdlib + packages"); }, function () {});
   var packages = prefetched[liveBase + "sb_packages.zip"];
   delete prefetched[liveBase + "sb_packages.zip"];
+  // the book's packages, unzipped here while Python starts (null: Pyodide unzips them)
+  var packageFiles = packages.then(function (got) {
+    return self.sbUnzip(new Uint8Array(got.buf));
+  }).catch(function () { return null; });
   importScripts(pyBase + "pyodide.js");
   // the interpreter starts as soon as its own files are in (it waits for them above); its
   // lock lists no package (the site archive brings them)
@@ -249,7 +253,9 @@ async function boot(msg) {
   step("unpacking numpy and matplotlib");
   if (siteFiles) { self.sbInstall(pyodide.FS, siteFiles, "/"); }
   else { pyodide.unpackArchive(got.gz, "gztar", { extractDir: "/" }); }
-  pyodide.unpackArchive((await packages).buf, "zip", { extractDir: "/home/pyodide/sb" });
+  var unzipped = await packageFiles;
+  if (unzipped) { self.sbInstall(pyodide.FS, unzipped, "/home/pyodide/sb"); }
+  else { pyodide.unpackArchive((await packages).buf, "zip", { extractDir: "/home/pyodide/sb" }); }
   lap("numpy + matplotlib");
   BOOT.forEach(function (part, i) {
     post({ type: "progress", phase: "step", step: "importing the experiments", detail: part[0],
