@@ -96,7 +96,7 @@ def first_frame_seconds(browser, site_url: str, rel: str, name: str,
     return ms / 1000.0, boot
 
 
-def second_page(browser_type, pages: dict, phone: bool) -> tuple[float, dict, list, float, float]:
+def second_page(browser_type, pages: dict, phone: bool) -> tuple:
     """Start live on one chapter, then another, in one profile; the second click's first
     frame (s), its boot phases, and the big files the server sent again (path, status).
 
@@ -121,6 +121,10 @@ def second_page(browser_type, pages: dict, phone: bool) -> tuple[float, dict, li
             page.add_init_script("document.addEventListener('click', e => { window.__sbClick = e.timeStamp; }, true)")
             root, _ = start_live(page, url, rels[1], names[rels[1]], phone=phone)
             ms = root.evaluate("r => r.sbLive.firstFrameAt - window.__sbClick")
+            # the same first frame from the page's navigation, and when its load event came
+            # (the math typesetting delays that event more or less: both anchors are printed)
+            nav = root.evaluate("r => [r.sbLive.firstFrameAt, "
+                                "performance.getEntriesByType('navigation')[0].loadEventStart]")
             boot = page.evaluate("() => window.sbLive.bootTimes")
             again = [(p, c) for p, c in _Counting.log if BIG.search(p) and c == 200]
             third = rels[2]
@@ -128,7 +132,8 @@ def second_page(browser_type, pages: dict, phone: bool) -> tuple[float, dict, li
             loaded = page.evaluate("() => performance.now()")
             page.wait_for_function("() => window.sbLive && window.sbLive.warmState === 'ready'",
                                    timeout=120_000)
-            ready_s = (page.evaluate("() => performance.now()") - loaded) / 1000.0
+            ready_nav = page.evaluate("() => performance.now()")
+            ready_s = (ready_nav - loaded) / 1000.0
             button = page.locator(f'.sb-live-button[data-sb-experiment="{names[third]}"]').first
             button.scroll_into_view_if_needed()
             button.click()
@@ -140,7 +145,8 @@ def second_page(browser_type, pages: dict, phone: bool) -> tuple[float, dict, li
         finally:
             ctx.close()
             server.shutdown()
-    return ms / 1000.0, boot, again, warm_s, ready_s
+    return ms / 1000.0, boot, again, warm_s, ready_s, nav[0] / 1000.0, nav[1] / 1000.0, \
+        ready_nav / 1000.0
 
 
 def random_value(c, rng):
@@ -262,8 +268,11 @@ def main(argv: list[str] | None = None) -> int:
                   f"{second[0]:.2f} s  ("
                   + ", ".join(f"{k} {v / 1000:.2f} s" for k, v in second[1].items())
                   + f"); big files sent again: {second[2] or 'none'}", flush=True)
+            print(f"  second page from its navigation: load event {second[6]:.2f} s, first live "
+                  f"frame {second[5]:.2f} s", flush=True)
             print(f"  third page, clicked once Python is ready (ready {second[4]:.2f} s after "
-                  f"the page's load): click to first live frame {second[3]:.2f} s", flush=True)
+                  f"the page's load, {second[7]:.2f} s after its navigation): click to first "
+                  f"live frame {second[3]:.2f} s", flush=True)
         rows = []
         guard = NetworkGuard()
         ctx = browser.new_context(**viewport(args.phone), service_workers="block")
