@@ -143,3 +143,36 @@ def test_answer_box_vector_script(typed, result):
 def test_answer_box_scalar_script(typed, result):
     html = answer_box("Torque about the hinge?", 1.28, 0.005, "N m").data
     assert _run_box_in_node(html, typed)[0] == result
+
+
+def test_static_figure_draws_english_and_chinese_with_each_its_alt_text():
+    """static_figure: the English picture with ``alt`` as given and, with the Chinese
+    catalogue at hand, the Chinese picture (hidden inline) with ``alt`` translated by the
+    same table: ch13's timing plot's alt text was English on the Chinese page."""
+    import re
+
+    import matplotlib
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    from widgets.static_html import _chinese_figure_table, static_figure
+
+    if not _chinese_figure_table():
+        pytest.skip("no Chinese catalogue beside the package")
+
+    def draw(narrow):
+        fig = Figure(figsize=(3.3 if narrow else 6.6, 2.0), dpi=50)
+        fig.add_subplot().set_ylabel("CPU time of forward dynamics (ms)")
+        return fig
+
+    alt = ("CPU time of sb.forward_dynamics against the number of bodies of a random chain, "
+           "log-log axes: the ABA and the CRBA plus a solve, for one state per call and per "
+           "state in batches of 7 states, chains of 3 to 90 bodies.")
+    html = static_figure(draw, alt).data
+    alts = dict(re.findall(r'<picture class="(sb-figure-\w+)".*?alt="([^"]*)"', html, re.S))
+    assert set(alts) == {"sb-figure-en", "sb-figure-zh"}, alts
+    assert alts["sb-figure-en"] == alt
+    zh = alts["sb-figure-zh"]
+    assert re.search(r"[\u4e00-\u9fff]", zh) and "sb.forward_dynamics" in zh, zh
+    assert "7 个状态" in zh and "3 到 90" in zh, zh         # the numbers carried over
+    assert "against the number" not in zh, zh

@@ -474,20 +474,21 @@ def static_figure(draw, alt: str) -> HTML:
     narrow page (:data:`PHONE_MEDIA`).  With the Chinese catalogue at hand, the figure is drawn
     again in the Chinese edition's figure language (``widgets/figure_text.py``; its strings in
     ``tools/zh_strings.py`` ``STATIC_FIGURES``) into a second picture, hidden inline and shown
-    instead of the English one on a Chinese page (``:lang(zh)``, book/_static/spatialbook.css).
-    Outside the book (JupyterLab) only the English picture shows."""
+    instead of the English one on a Chinese page (``:lang(zh)``, book/_static/spatialbook.css),
+    with ``alt`` translated by the same table.  Outside the book (JupyterLab) only the English
+    picture shows."""
     from .figure_text import language
 
-    def picture(cls: str, style: str) -> str:
+    def picture(cls: str, style: str, text: str) -> str:
         wide, narrow = _figure_png(draw(False)), _figure_png(draw(True))
         return (f'<picture class="{cls}"{style}>'
                 f'<source media="{PHONE_MEDIA}" srcset="{_data_uri(narrow)}">'
-                f'<img src="{_data_uri(wide)}" alt="{_html.escape(alt)}" '
+                f'<img src="{_data_uri(wide)}" alt="{_html.escape(text)}" '
                 f'style="max-width:100%;height:auto"></picture>')
 
-    out = picture("sb-figure-en", "")
+    out = picture("sb-figure-en", "", alt)
     table = _chinese_figure_table()
     if table:
-        with language(table):
-            out += picture("sb-figure-zh", ' style="display:none"')
+        with language(table) as translate:      # the alt text too (its own catalogue entry)
+            out += picture("sb-figure-zh", ' style="display:none"', translate(alt))
     return HTML(out)
