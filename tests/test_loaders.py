@@ -337,14 +337,14 @@ def test_float32_input_is_accepted_and_agrees_to_its_precision():
 
 def test_urdf_text_after_a_byte_order_mark_is_read_as_text():
     """Before: read as a file path ("cannot read ... No such file or directory")."""
-    tree = sb.Tree.from_urdf("\ufeff" + URDF_ONE.format(kind="revolute", axis="0 0 1", extra=""))
+    tree = sb.Tree.from_urdf("\ufeff" + one_urdf())
     assert tree.joint_names == ("shoulder",)
 
 
 def test_a_loader_normalises_an_axis_of_huge_entries():
     """Before: |axis| of 1e308 entries overflowed, and the zero axis left was refused with the
     constructor's advice to mark a free joint with kinds, which from_urdf does not take."""
-    tree = sb.Tree.from_urdf(URDF_ONE.format(kind="revolute", axis="0 1e308 1e308", extra=""))
+    tree = sb.Tree.from_urdf(one_urdf(axis="0 1e308 1e308"))
     np.testing.assert_allclose(tree.axes[0], [0, 2 ** -0.5, 2 ** -0.5, 0, 0, 0], atol=1e-15)
 
 
@@ -352,7 +352,7 @@ def test_axis_off_unit_by_1e7_is_refused_by_tree_with_advice_and_normalised_by_l
     axis = np.array([0, 0, 1 + 1e-7, 0, 0, 0])
     with pytest.raises(ValueError, match=r"^axes: .*normalise it"):
         sb.Tree([-1], [np.eye(6)], [axis], [_I])
-    urdf = URDF_ONE.format(kind="revolute", axis="0 0 1.0000001", extra="")
+    urdf = one_urdf(axis="0 0 1.0000001")
     np.testing.assert_allclose(sb.Tree.from_urdf(urdf).axes[0], [0, 0, 1, 0, 0, 0], atol=1e-15)
 
 
@@ -372,6 +372,14 @@ URDF_ONE = """<robot name="one">
   <transmission name="t"><joint name="shoulder"/></transmission>
 </robot>"""
 
+
+def one_urdf(old: str = "", new: str = "", kind: str = "revolute", axis: str = "0 0 1",
+             extra: str = "") -> str:
+    """:data:`URDF_ONE` with ``old`` replaced by ``new`` (a changed link) and its joint's
+    kind, axis and extra elements."""
+    return (URDF_ONE.replace(old, new) if old else URDF_ONE).format(kind=kind, axis=axis,
+                                                                    extra=extra)
+
 _MJCF_BALL = """<mujoco><worldbody><body><joint name="wrist" type="ball"/>
   <geom type="sphere" size="0.1"/></body></worldbody></mujoco>"""
 
@@ -379,73 +387,73 @@ _MJCF_MOCAP = """<mujoco><worldbody><body name="hand" mocap="true" pos="1 0 0">
   <body><joint axis="1 0 0"/><geom size="0.1" pos="0 0.3 0"/></body></body></worldbody></mujoco>"""
 
 BAD_LOADS = [
-    (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="revolute", axis="0 0 1", extra='<mimic joint="elbow"/>')), r"^source: joint 'shoulder' is a mimic joint"),
-    (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="planar", axis="0 0 1", extra="")), r"^source: joint 'shoulder' has type 'planar'"),
-    (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="revolute", axis="0 0 1", extra='<dynamics damping="0.5 N m s"/>')), r"^source: joint 'shoulder': <dynamics>: expected a number in damping"),
-    (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="revolute", axis="0 0 1", extra="<spring k='3'/>")), r"^source: joint 'shoulder': unsupported tag <spring>"),
-    (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="revolute", axis="0 0 0", extra="")), r"^source: joint 'shoulder': expected a joint axis with a direction"),
-    (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="fixed", axis="0 0 1", extra="")), r"^source: expected at least one joint"),
+    (lambda: sb.Tree.from_urdf(one_urdf(extra='<mimic joint="elbow"/>')), r"^source: joint 'shoulder' is a mimic joint"),
+    (lambda: sb.Tree.from_urdf(one_urdf(kind="planar")), r"^source: joint 'shoulder' has type 'planar'"),
+    (lambda: sb.Tree.from_urdf(one_urdf(extra='<dynamics damping="0.5 N m s"/>')), r"^source: joint 'shoulder': <dynamics>: expected a number in damping"),
+    (lambda: sb.Tree.from_urdf(one_urdf(extra="<spring k='3'/>")), r"^source: joint 'shoulder': unsupported tag <spring>"),
+    (lambda: sb.Tree.from_urdf(one_urdf(axis="0 0 0")), r"^source: joint 'shoulder': expected a joint axis with a direction"),
+    (lambda: sb.Tree.from_urdf(one_urdf(kind="fixed")), r"^source: expected at least one joint"),
     (lambda: sb.Tree.from_urdf("<mujoco/>"), r"^source: expected a URDF <robot>"),
-    (lambda: sb.Tree.from_urdf(URDF_ONE.replace('izz="0.1"', 'izz="0.5"').format(kind="revolute", axis="0 0 1", extra="")),
+    (lambda: sb.Tree.from_urdf(one_urdf('izz="0.1"', 'izz="0.5"')),
      r"^source: the body moved by joint 'shoulder' \(made of \"link 'arm'\".*not physical: expected principal moments .* triangle inequality"),
-    (lambda: sb.Tree.from_urdf(URDF_ONE.replace('value="2"', 'value="-2"').format(kind="revolute", axis="0 0 1", extra="")),
+    (lambda: sb.Tree.from_urdf(one_urdf('value="2"', 'value="-2"')),
      r"^source: link 'arm': expected a non-negative <mass"),
     (lambda: sb.Tree.from_urdf("<robot"), r"^source: not well-formed"),
     (lambda: sb.Tree.from_urdf("/no/such/file.urdf"), r"^source: expected a URDF file path"),
     (lambda: sb.Tree.from_urdf(42), r"^source: expected a URDF file path"),
-    (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="revolute", axis="0 0 1", extra=""), floating_base="yes"), r"^floating_base: expected"),
+    (lambda: sb.Tree.from_urdf(one_urdf(), floating_base="yes"), r"^floating_base: expected"),
     (lambda: sb.Tree.from_mujoco(mujoco.MjModel.from_xml_string(_MJCF_BALL)), r"^model: joint 'wrist' is a ball joint"),
     (lambda: sb.Tree.from_mujoco("robot.xml"), r"^model: expected a mujoco.MjModel"),
     # a mocap body's pose is set at run time: what hangs from it cannot be a Tree (it was read as welded)
     (lambda: sb.Tree.from_mujoco(mujoco.MjModel.from_xml_string(_MJCF_MOCAP)),
      r"^model: body 'hand' is a mocap body and bodies with joints hang from it; its pose is set at run time"),
     # a misspelt or missing attribute read for the dynamics is refused, not read as its default
-    (lambda: sb.Tree.from_urdf(URDF_ONE.replace('<axis xyz="{axis}"/>', '<axis XYZ="{axis}"/>').format(kind="revolute", axis="0 0 1", extra="")),
+    (lambda: sb.Tree.from_urdf(one_urdf('<axis xyz="{axis}"/>', '<axis XYZ="{axis}"/>')),
      r"^source: joint 'shoulder': <axis> has unknown attribute\(s\) \['XYZ'\]; expected xyz"),
-    (lambda: sb.Tree.from_urdf(URDF_ONE.replace('<origin xyz="0.5 0 0"/>', '<origin xyz="0.5 0 0" ryp="0 0 1"/>').format(kind="revolute", axis="0 0 1", extra="")),
+    (lambda: sb.Tree.from_urdf(one_urdf('<origin xyz="0.5 0 0"/>', '<origin xyz="0.5 0 0" ryp="0 0 1"/>')),
      r"^source: link 'arm': <origin> has unknown attribute\(s\) \['ryp'\]; expected rpy, xyz"),
-    (lambda: sb.Tree.from_urdf(URDF_ONE.replace('value="2"', 'Value="2"').format(kind="revolute", axis="0 0 1", extra="")),
+    (lambda: sb.Tree.from_urdf(one_urdf('value="2"', 'Value="2"')),
      r"^source: link 'arm': <inertial> needs <mass value=\.\.\./>; missing value"),
-    (lambda: sb.Tree.from_urdf(URDF_ONE.replace(' izz="0.1"', '').format(kind="revolute", axis="0 0 1", extra="")),
+    (lambda: sb.Tree.from_urdf(one_urdf(' izz="0.1"', '')),
      r"^source: link 'arm': <inertial> needs <inertia .*/>; missing izz"),
-    (lambda: sb.Tree.from_urdf(URDF_ONE.replace('<mass value="2"/>', '').format(kind="revolute", axis="0 0 1", extra="")),
+    (lambda: sb.Tree.from_urdf(one_urdf('<mass value="2"/>', '')),
      r"^source: link 'arm': <inertial> needs <mass value=\.\.\./>; <mass> is missing"),
     # links the root does not reach (a closed loop of joints), a joint from a link to itself
-    (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="revolute", axis="0 0 1", extra="").replace(
+    (lambda: sb.Tree.from_urdf(one_urdf().replace(
         "</robot>", '<link name="a"/><link name="b"/><joint name="ab" type="revolute"><parent link="a"/><child link="b"/></joint>'
                     '<joint name="ba" type="revolute"><parent link="b"/><child link="a"/></joint></robot>')),
      r"^source: expected every link connected to the root 'base'; links \['a', 'b'\] are not \(their joints \['ab', 'ba'\] form a closed loop"),
-    (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="revolute", axis="0 0 1", extra="").replace(
+    (lambda: sb.Tree.from_urdf(one_urdf().replace(
         "</robot>", '<joint name="self" type="revolute"><parent link="arm"/><child link="arm"/></joint></robot>')),
      r"^source: joint 'self': expected a child link other than its parent"),
     # a duplicated element read for the dynamics: only the first was read
-    (lambda: sb.Tree.from_urdf(URDF_ONE.replace('<mass value="2"/>', '<mass value="2"/><mass value="3"/>').format(kind="revolute", axis="0 0 1", extra="")),
+    (lambda: sb.Tree.from_urdf(one_urdf('<mass value="2"/>', '<mass value="2"/><mass value="3"/>')),
      r"^source: link 'arm': expected at most one <mass> in <inertial>, got 2"),
-    (lambda: sb.Tree.from_urdf(URDF_ONE.replace('<origin xyz="0.5 0 0"/>', '<origin xyz="0.5 0 0"/><origin xyz="0.7 0 0"/>').format(kind="revolute", axis="0 0 1", extra="")),
+    (lambda: sb.Tree.from_urdf(one_urdf('<origin xyz="0.5 0 0"/>', '<origin xyz="0.5 0 0"/><origin xyz="0.7 0 0"/>')),
      r"^source: link 'arm': expected at most one <origin> in <inertial>, got 2"),
-    (lambda: sb.Tree.from_urdf(URDF_ONE.replace('</inertial>', '</inertial><inertial><mass value="1"/></inertial>').format(kind="revolute", axis="0 0 1", extra="")),
+    (lambda: sb.Tree.from_urdf(one_urdf('</inertial>', '</inertial><inertial><mass value="1"/></inertial>')),
      r"^source: link 'arm': expected at most one <inertial> in <link>, got 2"),
-    (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="revolute", axis="0 0 1", extra='<axis xyz="1 0 0"/>')),
+    (lambda: sb.Tree.from_urdf(one_urdf(extra='<axis xyz="1 0 0"/>')),
      r"^source: joint 'shoulder': expected at most one <axis> in <joint>, got 2"),
-    (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="revolute", axis="0 0 1", extra='<origin xyz="0 0 1"/><origin xyz="0 0 2"/>')),
+    (lambda: sb.Tree.from_urdf(one_urdf(extra='<origin xyz="0 0 1"/><origin xyz="0 0 2"/>')),
      r"^source: joint 'shoulder': expected at most one <origin> in <joint>, got 2"),
-    (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="revolute", axis="0 0 1", extra='<parent link="arm"/>')),
+    (lambda: sb.Tree.from_urdf(one_urdf(extra='<parent link="arm"/>')),
      r"^source: joint 'shoulder': expected at most one <parent> in <joint>, got 2"),
     # numbers in plain decimal syntax only: Python's float() reads "0_5" as 5, "1_0" as 10, "١" as 1
-    (lambda: sb.Tree.from_urdf(URDF_ONE.replace('<origin xyz="0.5 0 0"/>', '<origin xyz="0_5 0 0"/>').format(kind="revolute", axis="0 0 1", extra="")),
+    (lambda: sb.Tree.from_urdf(one_urdf('<origin xyz="0.5 0 0"/>', '<origin xyz="0_5 0 0"/>')),
      r"^source: link 'arm': expected 3 numbers in <origin> xyz=\"0_5 0 0\" \(plain decimal"),
-    (lambda: sb.Tree.from_urdf(URDF_ONE.replace('value="2"', 'value="1_0"').format(kind="revolute", axis="0 0 1", extra="")),
+    (lambda: sb.Tree.from_urdf(one_urdf('value="2"', 'value="1_0"')),
      r"^source: link 'arm': expected a number in <mass> value=\"1_0\""),
-    (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="revolute", axis="0 0 \u0661", extra="")),
+    (lambda: sb.Tree.from_urdf(one_urdf(axis="0 0 \u0661")),
      r"^source: joint 'shoulder': expected 3 numbers in <axis> xyz=\"0 0 \u0661\""),
-    (lambda: sb.Tree.from_urdf(URDF_ONE.replace('ixx="0.1"', 'ixx="0.1\u2003"').format(kind="revolute", axis="0 0 1", extra="")),
+    (lambda: sb.Tree.from_urdf(one_urdf('ixx="0.1"', 'ixx="0.1\u2003"')),
      r"^source: link 'arm': expected a number in <inertia> ixx="),
-    (lambda: sb.Tree.from_urdf(URDF_ONE.format(kind="revolute", axis="0 0 inf", extra="")),
+    (lambda: sb.Tree.from_urdf(one_urdf(axis="0 0 inf")),
      r"^source: joint 'shoulder': expected 3 finite numbers in <axis> xyz=\"0 0 inf\""),
     # what the Tree refuses is said of the source, not of the constructor's fields alone
-    (lambda: sb.Tree.from_urdf(URDF_ONE.replace('value="2"', 'value="1e150"').format(kind="revolute", axis="0 0 1", extra="")),
+    (lambda: sb.Tree.from_urdf(one_urdf('value="2"', 'value="1e150"')),
      r"^source: the robot as read cannot make a Tree: inertias: expected finite numbers"),
-    (lambda: sb.Tree.from_urdf(URDF_ONE.replace('"shoulder"', '"root_joint"').format(kind="revolute", axis="0 0 1", extra=""), floating_base=True),
+    (lambda: sb.Tree.from_urdf(one_urdf('"shoulder"', '"root_joint"'), floating_base=True),
      r"^source: the robot as read cannot make a Tree: joint_names: expected distinct names"),
 ]
 
@@ -476,7 +484,7 @@ def test_loaders_refuse_what_they_cannot_model_by_name(call, message):
 
 
 def test_ignored_tags_are_only_those_that_leave_the_dynamics_alone():
-    tree = sb.Tree.from_urdf(URDF_ONE.format(kind="continuous", axis="0 0 1", extra='<limit effort="1" velocity="1"/>'))
+    tree = sb.Tree.from_urdf(one_urdf(kind="continuous", extra='<limit effort="1" velocity="1"/>'))
     np.testing.assert_allclose(sb.mass_matrix(tree, [0.0]), [[0.1 + 2 * 0.25]])
 
 
