@@ -37,12 +37,14 @@ _SCALES: dict = {}
 
 
 def _dof_scales(tree: Tree) -> np.ndarray:
-    """Per entry of qd, a q-independent bound on the inertia its joint moves (cached per tree):
+    """Per entry of qd, a q-independent scale of the inertia its joint moves (cached per tree):
     revolute (and a free joint's turns) sum over the subtree of tr(J_k) + m_k (R_k + |c_k|)^2,
     kg m^2, with J_k body k's rotational inertia about its origin, c_k its centre of mass and
     R_k the sum of the placement offsets from the joint to body k; prismatic (a free joint's
     slides) the subtree's mass, kg.  The units of H's diagonal, so that a pivot can be compared
-    with it whatever the tree's size or units."""
+    with it whatever the tree's size or units.  With no slide between the joint and its bodies
+    it bounds H's diagonal entry at every q; a slide carries its bodies further as q grows.
+    O(n): R_k = P_k - P_i, with P_k the offsets summed along the path from the base to k."""
     hit = _SCALES.get(id(tree))
     if hit is not None and hit[0] is tree:
         return hit[1]
@@ -52,20 +54,28 @@ def _dof_scales(tree: Tree) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         arm = np.where(mass > 0, np.linalg.norm(I[:, :3, 3:], axis=(1, 2)) / np.sqrt(2) / mass, 0.0)
     offset = np.linalg.norm(tree.placements[:, 3:, :3], axis=(1, 2)) / np.sqrt(2)    # |d| of X_T = [[R^T, 0], [-R^T [d]x, R^T]]
+    # R for body k below joint i is P_k - P_i, with P the offsets summed from the base down
+    # (parents[i] < i, so one pass each way): the subtree sums of m, m a and tr J + m a^2 with
+    # a = P + arm give sum_k tr J_k + m_k (a_k - P_i)^2 for every i in O(n).
+    parents = [int(p) for p in tree.parents]
+    depth = offset.copy()
+    for k in range(n):
+        if parents[k] >= 0:
+            depth[k] += depth[parents[k]]
+    a = depth + arm
+    s0, s1, s2 = mass.copy(), mass * a, spin + mass * a * a
+    for k in range(n - 1, 0, -1):
+        if parents[k] >= 0:
+            s0[parents[k]] += s0[k]
+            s1[parents[k]] += s1[k]
+            s2[parents[k]] += s2[k]
+    turn = np.maximum(s2 - 2.0 * depth * s1 + depth * depth * s0, spin)
     scales = []
     for i, kind in enumerate(tree.kinds):
-        turn, slide = 0.0, 0.0
-        for k in range(i, n):                            # bodies k >= i whose path to the root passes i
-            R, j = 0.0, k
-            while j > i:
-                R, j = R + offset[j], int(tree.parents[j])
-            if j == i:
-                turn += spin[k] + mass[k] * (R + arm[k]) ** 2
-                slide += mass[k]
         if kind == "free":
-            scales += [turn] * 3 + [slide] * 3
+            scales += [turn[i]] * 3 + [s0[i]] * 3
         else:
-            scales.append(slide if kind == "prismatic" else turn)
+            scales.append(s0[i] if kind == "prismatic" else turn[i])
     out = np.array(scales)
     if len(_SCALES) > 64:
         _SCALES.clear()
