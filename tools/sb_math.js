@@ -9,6 +9,12 @@
  * MathJax, configuration and output (CHTML, assistive MathML, menu); a last pass over the
  * whole page catches any math outside Sphinx's math elements.  MathJax.startup.promise
  * resolves when every slice is done, as it did after the one pass.
+ *
+ * While live mode starts (``window.sbLive.starting``, a promise sb_live.js resolves once the
+ * first live frame is drawn, or the start has failed), only the math on screen is typeset: the
+ * rest waits for that promise or for a scroll, so that the page's main thread does not take
+ * a core from the worker's start on a two-core machine (the click often comes while the page
+ * is still typesetting: ch03's 233 formulas take about 1.2 s after its load).
  */
 (function () {
   // the configuration object; once loaded, window.MathJax is MathJax itself (this object
@@ -18,37 +24,78 @@
   var SLICE_MS = 20;          // aimed work per slice (ms): under 50 even at 2x slower
   var MARGIN = 300;           // px around the viewport counted as "on screen"
 
-  function pause() {
-    if (window.scheduler && typeof window.scheduler.yield === "function") {
-      return window.scheduler.yield();
+  // Yield to the page's other tasks between slices: a task of its own, queued behind them
+  // (scheduler.yield's continuation would run ahead of every other task of its priority, so
+  // a click's script, live mode's messages and the page's timers waited until the last slice:
+  // ch11's Run live script ran 3.4 s after the click).  The math far from the viewport
+  // (``far``) goes at background priority: after anything else the page has to do.
+  function pause(far) {
+    if (window.scheduler && typeof window.scheduler.postTask === "function") {
+      return window.scheduler.postTask(function () {},
+                                       { priority: far ? "background" : "user-visible" });
     }
     return new Promise(function (resolve) { setTimeout(resolve, 0); });
   }
 
-  function mathElements() {
-    var all = Array.prototype.slice.call(document.querySelectorAll(".math"));
-    var near = [], far = [], h = window.innerHeight || 800;
-    all.forEach(function (el) {
-      var r = el.getBoundingClientRect();
-      var shown = (r.width > 0 || r.height > 0) && r.bottom > -MARGIN && r.top < h + MARGIN;
-      (shown ? near : far).push(el);
+  function onScreen(el) {
+    var r = el.getBoundingClientRect(), h = window.innerHeight || 800;
+    return (r.width > 0 || r.height > 0) && r.bottom > -MARGIN && r.top < h + MARGIN;
+  }
+
+  // ``list`` split into the elements on screen and the rest, each in page order
+  function nearFirst(list) {
+    var near = [], far = [];
+    list.forEach(function (el) { (onScreen(el) ? near : far).push(el); });
+    return { near: near, far: far };
+  }
+
+  // live mode's start, while it runs (sb_live.js), else null
+  function liveStarting() {
+    var live = window.sbLive;
+    return live && live.starting && typeof live.starting.then === "function" ? live.starting : null;
+  }
+
+  function scrolled() {
+    return new Promise(function (resolve) {
+      window.addEventListener("scroll", resolve, { once: true, passive: true });
+      window.addEventListener("resize", resolve, { once: true });
     });
-    return near.concat(far);
   }
 
   function typesetInSlices() {
-    var MJ = window.MathJax, list = mathElements(), i = 0, n = 2;
+    var MJ = window.MathJax, i = 0, n = 2;
+    var split = nearFirst(Array.prototype.slice.call(document.querySelectorAll(".math")));
+    var list = split.near.concat(split.far), nearEnd = split.near.length;
+    // the elements after i split again (after a scroll): those on screen now come first
+    function resplit() {
+      var rest = nearFirst(list.slice(i));
+      list = list.slice(0, i).concat(rest.near, rest.far);
+      nearEnd = i + rest.near.length;
+    }
+    var seen = null;                        // the live start seen last
     function next() {
+      var starting = liveStarting();
+      if (starting && starting !== seen) {  // a start: the math on screen now goes first
+        seen = starting;
+        resplit();
+      }
+      if (starting && i >= nearEnd) {       // nothing on screen is left: wait for the start
+        var scroll = scrolled().then(function () { return "scroll"; });
+        return Promise.race([starting, scroll]).then(function (why) {
+          if (why === "scroll") { resplit(); }
+          return next();
+        });
+      }
       if (i >= list.length) {               // a last pass for any math outside .math elements
         return MJ.typesetPromise();
       }
-      var slice = list.slice(i, i + n);
+      var slice = list.slice(i, Math.min(i + n, i < nearEnd ? nearEnd : list.length));
       i += slice.length;
       var t0 = performance.now();
       return MJ.typesetPromise(slice).then(function () {
         var dt = Math.max(performance.now() - t0, 1);
         n = Math.max(1, Math.min(2 * n, 64, Math.floor(n * SLICE_MS / dt)));
-        return pause().then(next);
+        return pause(i >= nearEnd).then(next);
       });
     }
     return next();

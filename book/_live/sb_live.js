@@ -512,6 +512,24 @@
     return { progress: progress, status: status };
   }
 
+  // Live mode's start as a promise, ``window.sbLive.starting`` (null when no start runs),
+  // resolved once the first live frame is drawn or the start has failed: meanwhile the page's
+  // math typesetting (tools/sb_math.js) typesets only the math on screen, so that the page's
+  // main thread does not take a core from the worker's start.  Returns the function that ends
+  // this start (call it once).
+  var startingCount = 0, startingDone = null;
+  function busyStarting() {
+    if (startingCount++ === 0) {
+      window.sbLive.starting = new Promise(function (resolve) { startingDone = resolve; });
+    }
+    var ended = false;
+    return function () {
+      if (ended) { return; }
+      ended = true;
+      if (--startingCount === 0) { window.sbLive.starting = null; startingDone(); }
+    };
+  }
+
   var STEPS = ["starting Python", "unpacking numpy and matplotlib", "importing the experiments", "drawing"];
 
   async function start(button) {
@@ -561,6 +579,7 @@
     };
     progressListeners.push(show);
     if (lastProgress) { show(lastProgress); }         // Python was already starting (warm)
+    var started = busyStarting();
     try {
       await boot();
       var t1 = performance.now();
@@ -630,6 +649,7 @@
       return null;
     } finally {
       progressListeners.splice(progressListeners.indexOf(show), 1);
+      started();
     }
   }
 
@@ -686,7 +706,9 @@
     if (booting || location.protocol === "file:") { return booting; }
     window.sbLive.warmState = "starting";
     warmHint("Python is starting in the background (you ran live mode before in this browser)");
-    return boot().then(function () {
+    var started = busyStarting(), booted = boot();
+    booted.then(started, started);
+    return booted.then(function () {
       // draw the page's experiments at their frames' settings, in page order, so that a
       // click only shows the picture (start() takes it if the layout still fits)
       var all = Array.prototype.map.call(document.querySelectorAll(".sb-live-button"), function (b) {
@@ -708,6 +730,6 @@
     });
   }
 
-  window.sbLive = { start: start, boot: boot, warm: warm, cold: cold, experiments: experiments, tr: tr,
+  window.sbLive = { starting: null, start: start, boot: boot, warm: warm, cold: cold, experiments: experiments, tr: tr,
                   setReadouts: setReadouts };
 })();

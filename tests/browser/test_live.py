@@ -1052,6 +1052,88 @@ def test_first_live_frame_is_the_frame_on_screen(live_context, site_url, name, i
                                 f"screen ({swept} = {shown['value']}): it shows other settings")
 
 
+#: the page's math, watched from the click on a Run live button to its first live frame:
+#: the formulas far from the viewport (1500 px beyond it) and those in it not yet typeset at
+#: the click, and how many of the far ones were typeset and of the visible ones left by the
+#: time the first frame was drawn (a MutationObserver on the player sees that moment before
+#: the start's promise lets the typesetting go on)
+JS_MATH_WATCH = """() => {
+  window.__sbMath = null;
+  document.addEventListener('click', (e) => {
+    const b = e.target.closest && e.target.closest('.sb-live-button');
+    if (!b || window.__sbMath) { return; }
+    const h = window.innerHeight;
+    const far = (el) => { const r = el.getBoundingClientRect();
+                          return r.top > h + 1500 || r.bottom < -1500; };
+    const done = (el) => !!el.querySelector('mjx-container');
+    const shown = (el) => { const r = el.getBoundingClientRect();
+                            return r.bottom > 0 && r.top < h && r.width > 0; };
+    const all = [...document.querySelectorAll('.math')];
+    const waiting = all.filter(el => far(el) && !done(el));
+    const visible = all.filter(el => shown(el) && !done(el));
+    const player = b.closest('.sb-frame-player');
+    window.__sbMath = {far: waiting.length, typesetWhileStarting: null,
+                       visible: visible.length, visibleLeft: null};
+    new MutationObserver((_, obs) => {
+      if (!player.getAttribute('data-sb-live')) { return; }
+      obs.disconnect();
+      window.__sbMath.typesetWhileStarting = waiting.filter(done).length;
+      window.__sbMath.visibleLeft = visible.filter(el => !done(el)).length;
+    }).observe(player, {attributes: true, attributeFilter: ['data-sb-live']});
+  }, true);
+}"""
+
+#: the page of test_math_far_off_screen_waits_for_the_start: the most formulas
+MATH_EXPERIMENT = "bifold_door" if "bifold_door" in PAGES else (sorted(PAGES) or [""])[0]
+
+
+def test_math_far_off_screen_waits_for_the_start(live_context, site_url):
+    """Issue 33: a click on Run live while the page is still typesetting its math (ch11: 527
+    formulas, about 3 s of typesetting) leaves the formulas far from the viewport for after
+    the first live frame (tools/sb_math.js waits for ``window.sbLive.starting``), so that the
+    page's main thread does not take a core from the worker's start, while those on screen
+    are typeset meanwhile; every formula is typeset in the end, and the start's promise is
+    gone.  (The click's own script is not held up by the typesetting either: with
+    scheduler.yield between slices it ran only after the last one.)"""
+    name = MATH_EXPERIMENT
+    if not name:
+        pytest.skip("no experiment is shown in this build")
+    with cached_page(live_context, cold=True) as page:
+        log = ConsoleLog(page)
+        page.add_init_script(f"({JS_MATH_WATCH})()")
+        # clicked as soon as the page is parsed, before its load event (which waits for the
+        # fonts the typesetting asks for: by then the math is mostly typeset)
+        page.goto(f"{site_url}/{PAGES[name]}", wait_until="domcontentloaded")
+        button = page.locator(f'.sb-live-button[data-sb-experiment="{name}"]').first
+        button.scroll_into_view_if_needed()
+        button.click()
+        player = button.locator("xpath=ancestor::div[contains(@class,'sb-frame-player')]")
+        page.wait_for_function("(p) => p.getAttribute('data-sb-live')", arg=player.element_handle(),
+                               timeout=START_TIMEOUT_MS)
+        assert player.get_attribute("data-sb-live") == "1", button.inner_text()
+        watched = page.evaluate("() => window.__sbMath")
+        page.wait_for_function("() => window.MathJax && window.MathJax.startup && "
+                               "window.MathJax.startup.promise && (window.__sbAll = "
+                               "window.__sbAll || window.MathJax.startup.promise.then(() => 1)) "
+                               "&& window.__sbDone === undefined && (window.__sbAll.then(() => "
+                               "{ window.__sbDone = true; }), true)", timeout=60_000)
+        page.wait_for_function("() => window.__sbDone === true", timeout=60_000)
+        left = page.evaluate("() => [...document.querySelectorAll('.math')]"
+                             ".filter(el => !el.querySelector('mjx-container')).length")
+        starting = page.evaluate("() => window.sbLive.starting")
+        errors = list(log.errors)
+    assert not errors, errors
+    assert watched["far"] > 0, f"the page had typeset its far math before the click: {watched}"
+    assert watched["typesetWhileStarting"] == 0, (
+        f"{watched['typesetWhileStarting']} of the {watched['far']} formulas far off screen were "
+        "typeset while live mode started")
+    assert watched["visibleLeft"] == 0, (
+        f"{watched['visibleLeft']} of the {watched['visible']} formulas on screen at the click "
+        "were still not typeset at the first live frame")
+    assert left == 0, f"{left} formulas were never typeset"
+    assert starting is None, starting
+
+
 def test_layout_follows_every_resize(open_pages, site_url):
     """Issue 33: a desktop window resized to 500 px and back to 1280 px while the phone layout
     is being drawn (the reader dragging the window's edge) ends in the wide layout, filling
