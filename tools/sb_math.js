@@ -10,11 +10,11 @@
  * whole page catches any math outside Sphinx's math elements.  MathJax.startup.promise
  * resolves when every slice is done, as it did after the one pass.
  *
- * While live mode starts (``window.sbLive.starting``, a promise sb_live.js resolves once the
- * first live frame is drawn, or the start has failed), only the math on screen is typeset: the
- * rest waits for that promise or for a scroll, so that the page's main thread does not take
- * a core from the worker's start on a two-core machine (the click often comes while the page
- * is still typesetting: ch03's 233 formulas take about 1.2 s after its load).
+ * While live mode is busy (``window.sbLive.busyUntil()``: starting, or a control changed in
+ * the last 0.4 s; a promise resolved when it is quiet again), only the math on screen is
+ * typeset: the rest waits for that promise or for a scroll, so that the page's main thread
+ * does not take a core from the worker on a two-core machine (a click often comes while the
+ * page is still typesetting: ch11's 527 formulas take 2.5-5 s after navigation).
  */
 (function () {
   // the configuration object; once loaded, window.MathJax is MathJax itself (this object
@@ -49,16 +49,24 @@
     return { near: near, far: far };
   }
 
-  // live mode's start, while it runs (sb_live.js), else null
-  function liveStarting() {
+  // while live mode is busy (sb_live.js), a promise resolved when it is quiet; else null
+  function liveBusy() {
     var live = window.sbLive;
-    return live && live.starting && typeof live.starting.then === "function" ? live.starting : null;
+    return live && typeof live.busyUntil === "function" ? live.busyUntil() : null;
   }
 
-  function scrolled() {
-    return new Promise(function (resolve) {
-      window.addEventListener("scroll", resolve, { once: true, passive: true });
-      window.addEventListener("resize", resolve, { once: true });
+  // ``busy`` or the next scroll or resize, whichever comes first: "scroll" for the latter
+  function busyOrScroll(busy) {
+    var done;
+    var scroll = new Promise(function (resolve) {
+      done = function () { resolve("scroll"); };
+      window.addEventListener("scroll", done, { passive: true });
+      window.addEventListener("resize", done);
+    });
+    return Promise.race([busy, scroll]).then(function (why) {
+      window.removeEventListener("scroll", done);
+      window.removeEventListener("resize", done);
+      return why;
     });
   }
 
@@ -74,14 +82,14 @@
     }
     var seen = null;                        // the live start seen last
     function next() {
-      var starting = liveStarting();
+      var starting = window.sbLive && window.sbLive.starting;
       if (starting && starting !== seen) {  // a start: the math on screen now goes first
         seen = starting;
         resplit();
       }
-      if (starting && i >= nearEnd) {       // nothing on screen is left: wait for the start
-        var scroll = scrolled().then(function () { return "scroll"; });
-        return Promise.race([starting, scroll]).then(function (why) {
+      var busy = i >= nearEnd ? liveBusy() : null;
+      if (busy) {                           // nothing on screen is left: wait for quiet
+        return busyOrScroll(busy).then(function (why) {
           if (why === "scroll") { resplit(); }
           return next();
         });

@@ -432,6 +432,7 @@
   // Coalesce changes: one update in the worker at a time per experiment; while it is computed,
   // further changes only mark the experiment as changed, and the newest values are sent next.
   Experiment.prototype.request = function (t0) {
+    lastChange = performance.now();
     if (this.pending === null) { this.pending = t0; }
     this.busy = true;
     if (this.inflight === null) { this.send(); }
@@ -513,10 +514,8 @@
   }
 
   // Live mode's start as a promise, ``window.sbLive.starting`` (null when no start runs),
-  // resolved once the first live frame is drawn or the start has failed: meanwhile the page's
-  // math typesetting (tools/sb_math.js) typesets only the math on screen, so that the page's
-  // main thread does not take a core from the worker's start.  Returns the function that ends
-  // this start (call it once).
+  // resolved once the first live frame is drawn or the start has failed.  busyStarting()
+  // returns the function that ends this start (call it once).
   var startingCount = 0, startingDone = null;
   function busyStarting() {
     if (startingCount++ === 0) {
@@ -528,6 +527,21 @@
       ended = true;
       if (--startingCount === 0) { window.sbLive.starting = null; startingDone(); }
     };
+  }
+
+  // While live mode is busy (starting, a change in flight, or one in the last QUIET_MS) the
+  // page's math typesetting (tools/sb_math.js) typesets only the math on screen: the rest would
+  // take a core from the worker on a two-core machine (ch11's far math resumed after the start
+  // made long animation frames of 78-90 ms, half of them layout, while the first controls
+  // moved).  busyUntil(): null when quiet, else a promise resolved when it is.
+  var QUIET_MS = 400, lastChange = -Infinity;
+  function busyUntil() {
+    var again = function () { return busyUntil(); };
+    if (window.sbLive.starting) { return window.sbLive.starting.then(again); }
+    var busy = Object.keys(experiments).some(function (k) { return experiments[k].busy; });
+    var wait = lastChange + QUIET_MS - performance.now();
+    if (!busy && wait <= 0) { return null; }
+    return new Promise(function (resolve) { setTimeout(resolve, Math.max(wait, 50)); }).then(again);
   }
 
   var STEPS = ["starting Python", "unpacking numpy and matplotlib", "importing the experiments", "drawing"];
@@ -730,6 +744,6 @@
     });
   }
 
-  window.sbLive = { starting: null, start: start, boot: boot, warm: warm, cold: cold, experiments: experiments, tr: tr,
+  window.sbLive = { starting: null, busyUntil: busyUntil, start: start, boot: boot, warm: warm, cold: cold, experiments: experiments, tr: tr,
                   setReadouts: setReadouts };
 })();

@@ -1052,26 +1052,26 @@ def test_first_live_frame_is_the_frame_on_screen(live_context, site_url, name, i
                                 f"screen ({swept} = {shown['value']}): it shows other settings")
 
 
-#: the page's math, watched from the click on a Run live button to its first live frame:
-#: the formulas far from the viewport (1500 px beyond it) and those in it not yet typeset at
-#: the click, and how many of the far ones were typeset and of the visible ones left by the
-#: time the first frame was drawn (a MutationObserver on the player sees that moment before
-#: the start's promise lets the typesetting go on)
+#: the page's math, watched from the moment live mode's start begins (sb_live.js sets
+#: ``window.sbLive.starting``) to its first live frame: the formulas far from the viewport
+#: (1500 px beyond it) and those in it not yet typeset then, and how many of the far ones were
+#: typeset and of the visible ones left by the time the first frame was drawn (a
+#: MutationObserver on the player sees that moment before the start's promise lets the
+#: typesetting go on)
 JS_MATH_WATCH = """() => {
   window.__sbMath = null;
-  document.addEventListener('click', (e) => {
-    const b = e.target.closest && e.target.closest('.sb-live-button');
-    if (!b || window.__sbMath) { return; }
+  const done = (el) => !!el.querySelector('mjx-container');
+  let waiting = [], player = null;
+  // the moment live mode's start begins: sb_live.js sets window.sbLive.starting
+  const onStart = () => {
     const h = window.innerHeight;
     const far = (el) => { const r = el.getBoundingClientRect();
                           return r.top > h + 1500 || r.bottom < -1500; };
-    const done = (el) => !!el.querySelector('mjx-container');
     const shown = (el) => { const r = el.getBoundingClientRect();
                             return r.bottom > 0 && r.top < h && r.width > 0; };
     const all = [...document.querySelectorAll('.math')];
-    const waiting = all.filter(el => far(el) && !done(el));
+    waiting = all.filter(el => far(el) && !done(el));
     const visible = all.filter(el => shown(el) && !done(el));
-    const player = b.closest('.sb-frame-player');
     window.__sbMath = {far: waiting.length, typesetWhileStarting: null,
                        visible: visible.length, visibleLeft: null};
     new MutationObserver((_, obs) => {
@@ -1080,7 +1080,21 @@ JS_MATH_WATCH = """() => {
       window.__sbMath.typesetWhileStarting = waiting.filter(done).length;
       window.__sbMath.visibleLeft = visible.filter(el => !done(el)).length;
     }).observe(player, {attributes: true, attributeFilter: ['data-sb-live']});
+  };
+  document.addEventListener('click', (e) => {
+    const b = e.target.closest && e.target.closest('.sb-live-button');
+    if (b && !player) { player = b.closest('.sb-frame-player'); }
   }, true);
+  let live;
+  Object.defineProperty(window, 'sbLive', { configurable: true,
+    get: () => live,
+    set: (v) => {
+      live = v;
+      let starting = v.starting;
+      Object.defineProperty(v, 'starting', { configurable: true, enumerable: true,
+        get: () => starting,
+        set: (p) => { if (p && !window.__sbMath && player) { onStart(); } starting = p; } });
+    } });
 }"""
 
 #: the page of test_math_far_off_screen_waits_for_the_start: the most formulas
@@ -1092,8 +1106,8 @@ def test_math_far_off_screen_waits_for_the_start(live_context, site_url):
     formulas, about 3 s of typesetting) leaves the formulas far from the viewport for after
     the first live frame (tools/sb_math.js waits for ``window.sbLive.starting``), so that the
     page's main thread does not take a core from the worker's start, while those on screen
-    are typeset meanwhile; every formula is typeset in the end, and the start's promise is
-    gone.  (The click's own script is not held up by the typesetting either: with
+    are typeset meanwhile, nor while the reader moves a control (``sbLive.busyUntil``); every
+    formula is typeset in the end, and the start's promise is gone.  (The click's own script is not held up by the typesetting either: with
     scheduler.yield between slices it ran only after the last one.)"""
     name = MATH_EXPERIMENT
     if not name:
@@ -1112,6 +1126,21 @@ def test_math_far_off_screen_waits_for_the_start(live_context, site_url):
                                timeout=START_TIMEOUT_MS)
         assert player.get_attribute("data-sb-live") == "1", button.inner_text()
         watched = page.evaluate("() => window.__sbMath")
+        # a reader moving a slider for 1.5 s (a change every 100 ms): after the slice in hand,
+        # the far math waits until the slider has been still for a while
+        moving = player.evaluate("""(p) => new Promise((done) => {
+          const r = p.querySelector('.sb-live input[type=range]');
+          const typeset = () => document.querySelectorAll('.math mjx-container').length;
+          let k = 0, at300 = null;
+          const step = () => {
+            r.value = String(k % 2 ? r.min : r.max);
+            r.dispatchEvent(new Event('input', {bubbles: true}));
+            k += 1;
+            if (k === 3) { at300 = typeset(); }
+            if (k < 16) { setTimeout(step, 100); } else { done({at300, at1500: typeset()}); }
+          };
+          step();
+        })""")
         page.wait_for_function("() => window.MathJax && window.MathJax.startup && "
                                "window.MathJax.startup.promise && (window.__sbAll = "
                                "window.__sbAll || window.MathJax.startup.promise.then(() => 1)) "
@@ -1127,6 +1156,8 @@ def test_math_far_off_screen_waits_for_the_start(live_context, site_url):
     assert watched["typesetWhileStarting"] == 0, (
         f"{watched['typesetWhileStarting']} of the {watched['far']} formulas far off screen were "
         "typeset while live mode started")
+    assert moving["at1500"] == moving["at300"], (
+        f"{moving['at1500'] - moving['at300']} formulas were typeset while a slider moved")
     assert watched["visibleLeft"] == 0, (
         f"{watched['visibleLeft']} of the {watched['visible']} formulas on screen at the click "
         "were still not typeset at the first live frame")
