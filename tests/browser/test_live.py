@@ -1118,18 +1118,12 @@ def test_math_far_off_screen_waits_for_the_start(live_context, site_url):
         # clicked as soon as the page is parsed, before its load event (which waits for the
         # fonts the typesetting asks for: by then the math is mostly typeset)
         page.goto(f"{site_url}/{PAGES[name]}", wait_until="domcontentloaded")
-        button = page.locator(f'.sb-live-button[data-sb-experiment="{name}"]').first
-        button.scroll_into_view_if_needed()
-        button.click()
-        player = button.locator("xpath=ancestor::div[contains(@class,'sb-frame-player')]")
-        page.wait_for_function("(p) => p.getAttribute('data-sb-live')", arg=player.element_handle(),
-                               timeout=START_TIMEOUT_MS)
-        assert player.get_attribute("data-sb-live") == "1", button.inner_text()
+        root = click_live(page, PAGES[name], name)
         watched = page.evaluate("() => window.__sbMath")
         # a reader moving a slider for 1.5 s (a change every 100 ms): after the slice in hand,
         # the far math waits until the slider has been still for a while
-        moving = player.evaluate("""(p) => new Promise((done) => {
-          const r = p.querySelector('.sb-live input[type=range]');
+        moving = root.evaluate("""(live) => new Promise((done) => {
+          const r = live.querySelector('input[type=range]');
           const typeset = () => document.querySelectorAll('.math mjx-container').length;
           let k = 0, at300 = null;
           const step = () => {
