@@ -85,8 +85,18 @@ class ConsoleLog:
     ``net::ERR_ABORTED``; that is the test's doing, not the page's, so it is not recorded.  Each
     navigation the test starts opens a new generation *before* it starts, every request is
     stamped with the generation it began in, and an ``ERR_ABORTED`` of an older generation is
-    left out.  Every other failure, an abort within one page's life included, is an error.
+    left out.  An image or a font that the browser itself gives up within a page's life is
+    left out too: a frame player that moves on to the next frame, or a resize to the phone's
+    frames, cancels the picture it no longer shows, and MathJax's web fonts can still be
+    loading (typesetting goes on in slices after the load event) when the test's navigation
+    is already under way, their "request" event seen after the new generation began.  A
+    picture the page needs and lacks is caught where it matters (the players' checks ask for
+    ``naturalWidth > 0``); a script's, a stylesheet's, a fetch's or a document's abort within
+    a page's life is still an error.
     """
+
+    #: resource types the browser cancels on its own when they are no longer wanted
+    CANCELLABLE = frozenset({"image", "font"})
 
     def __init__(self, page):
         self.errors: list[str] = []
@@ -111,8 +121,9 @@ class ConsoleLog:
 
     def _failed(self, request):
         born = self._born.pop(request, self.generation)
-        if "ERR_ABORTED" in (request.failure or "") and born < self.generation:
-            return                       # cut off by the test's own navigation
+        if "ERR_ABORTED" in (request.failure or "") and (
+                born < self.generation or request.resource_type in self.CANCELLABLE):
+            return                       # cut off by the test's own navigation, or no longer wanted
         if is_local(request.url):
             self.errors.append(f"request failed: {request.url} {request.failure}")
 
