@@ -367,7 +367,14 @@ def hidden_triad_labels(exp) -> list[str]:
 
 def experiment_collisions(exp) -> list[str]:
     """:func:`collisions` of an experiment's figure at its current controls, drawn as the book
-    and live mode draw it (a full ``BlitFigure.render``), and its :func:`hidden_triad_labels`."""
+    and live mode draw it (a full ``BlitFigure.render``, every text drawn anew), and its
+    :func:`hidden_triad_labels`."""
     exp.invalidate()
-    found = collisions(exp.figure, lambda: exp._render(full=True), on_top=exp.blit._top)
+    # every moving text drawn, none copied back from an earlier render (BlitFigure._text): a
+    # copied text is not drawn, so it would not be recorded, and not checked
+    reuse, exp.blit.reuse_text = exp.blit.reuse_text, False
+    try:
+        found = collisions(exp.figure, lambda: exp._render(full=True), on_top=exp.blit._top)
+    finally:
+        exp.blit.reuse_text = reuse
     return found + hidden_triad_labels(exp)

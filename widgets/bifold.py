@@ -170,7 +170,13 @@ class BifoldDoor(Experiment):
     # the leaves sweep the whole disc about the hinge: the legend stands beside the view
     TOP_VIEW = TopView((0.07, 0.12, 0.33, 0.78), (-1.75, 1.75), (-1.75, 1.75),
                        "bifold door along the hinge line:\nforce on each leaf "
-                       "(1 N ↦ 0.04 m),\njoint torque arcs", hinge_label=(-1.2, 0.12), door_zorder=2,
+                       "(1 N ↦ 0.04 m),\njoint torque arcs", door_zorder=2,
+                       # at a corner of the wall hinge, clear of its torque arc: the first one
+                       # no leaf, arrow or arc covers and the middle hinge O2 is not nearer
+                       hinge_rivals=("points/O2",),
+                       hinge_spots=((-0.2, -0.2, "right", "top"), (0.2, -0.2, "left", "top"),
+                                    (-0.2, 0.2, "right", "bottom"), (0.2, 0.2, "left", "bottom"),
+                                    (-0.6, -0.6, "right", "top"), (0.6, -0.6, "left", "top")),
                        legend="lower left", legend_fontsize=6.5, legend_anchor=(1.02, 0.0))
     TOP_PARTS = (ForceArrow("f_leaf1", "points/C1", ARROW_F, "f on leaf 1", zorder=7),
                  ForceArrow("f_leaf2", "points/C2", ARROW_F, "f on leaf 2", COLORS["purple"], zorder=7),

@@ -93,7 +93,12 @@ class NewtonEuler(Experiment):
     # the legend under the view: the arrows and the torque arc sweep its whole lower half
     TOP_VIEW = TopView((0.08, 0.12, 0.39, 0.78), (-0.55, 1.0), (-0.6, 0.6),
                        "door from above: required f and τ\n(1 N ↦ 0.06 m; arc ∝ τ_z)", com=True,
-                       legend="below", legend_ncols=2, legend_room=0.13, hinge_label=(-0.52, 0.07))
+                       legend="below", legend_ncols=2, legend_room=0.13,
+                       # at a corner of the hinge, clear of the torque arc: the first one no
+                       # arrow from O crosses; the view's corner if every one is crossed
+                       hinge_spots=((-0.14, -0.14, "right", "top"), (-0.14, 0.14, "right", "bottom"),
+                                    (0.1, -0.14, "left", "top"), (0.1, 0.14, "left", "bottom"),
+                                    (-0.5, -0.45, "left", "top")))
     TOP_PARTS = (ForceArrow("inertial[3:]", "x_ref", ARROW_F, "f from I A", COLORS["green"], 0.006, 7),
                  ForceArrow("bias[3:]", "x_ref", ARROW_F, "f from V×*IV", COLORS["purple"], 0.006, 7),
                  ForceArrow("total[3:]", "x_ref", ARROW_F, "f (total)", COLORS["vermillion"], 0.011, 6),

@@ -37,6 +37,16 @@ class TopView:
     ylim: tuple
     title: str
     hinge_label: tuple = (-0.1, -0.12)
+    #: places for the hinge label where something moving (an arrow from the hinge, a leaf, a
+    #: label) may cover any one spot: ``(x, y, ha, va)``, the text aligned at (x, y) (data
+    #: coordinates) by ``ha`` ("left", "right", "center") and ``va`` ("bottom", "top",
+    #: "center"), so that it lies on one side of the point whatever its size in a layout or a
+    #: language.  At every change the first clear one is taken (:func:`place_hinge_label`),
+    #: and ``hinge_label`` is not used
+    hinge_spots: tuple = ()
+    #: scene keys of other points the hinge label must not seem to name (E8: the middle hinge):
+    #: a spot is clear only if its box is nearer to the hinge O than to each of them
+    hinge_rivals: tuple = ()
     door_lw: float = 5.0
     door_alpha: float = 0.85
     door_zorder: float = 1
@@ -467,9 +477,9 @@ def door_top_view(fig: Figure, rect: Sequence[float], xlim: Sequence[float],
     ax.set_xlabel("x (m)"); ax.set_ylabel("y (m)")
     ax.set_title(title, fontsize=10, pad=9)
     ax.plot([0], [0], "o", color="black", ms=6, zorder=5)
-    #: the label is boxed and meant to be drawn on top (``exp._on_top(ax.hinge_text)``)
-    ax.hinge_text = ax.annotate("hinge O", (0, 0), tuple(hinge_label), fontsize=8,
-                                bbox=LABEL_BOX, zorder=LABEL_Z)
+    #: the label is boxed and meant to be drawn on top (``exp._on_top(ax.hinge_text)``); a plain
+    #: Text (not an annotation), so that a moving one's pixels are reused (BlitFigure._text)
+    ax.hinge_text = ax.text(*hinge_label, "hinge O", fontsize=8, bbox=LABEL_BOX, zorder=LABEL_Z)
     door = ax.plot([0, width], [0, 0], "-", color=COLORS["door"], lw=door_lw, alpha=door_alpha,
                    solid_capstyle="butt", zorder=door_zorder)[0]
     return ax, door
@@ -520,7 +530,19 @@ def build_parts(exp: "Experiment", fig: Figure) -> None:
         exp.top, exp.door = door_top_view(
             fig, _room_for_legend(exp, t.rect, t.legend, t.legend_room), t.xlim, t.ylim, t.title, hinge_label=t.hinge_label, door_lw=t.door_lw,
             door_alpha=t.door_alpha, door_zorder=t.door_zorder)
-        exp._on_top(exp.top.hinge_text)
+        if t.hinge_spots:
+            exp._moving(exp.top.hinge_text)
+            for spot in t.hinge_spots:
+                if (len(spot) != 4 or spot[2] not in ("left", "right", "center")
+                        or spot[3] not in ("bottom", "top", "center")):
+                    raise ValueError(f"{cls.__name__}.TOP_VIEW.hinge_spots: expected (x, y, ha, va) "
+                                     f"with ha left, right or center and va bottom, top or center, "
+                                     f"got {spot!r}")
+            exp._hinge_spots = tuple(map(tuple, t.hinge_spots))
+            x, y, ha, va = exp._hinge_spots[0]
+            exp.top.hinge_text.set(x=x, y=y, ha=ha, va=va)
+        else:
+            exp._on_top(exp.top.hinge_text)
         if t.com:
             x_C = float(sb.DOOR["com"][0])
             exp.top.plot([x_C], [0.0], "o", color=COLORS["orange"], ms=8, zorder=4)
@@ -828,6 +850,8 @@ def draw_parts(exp: "Experiment", scene: dict) -> bool:
             v = np.asarray(numbers[r.velocity], float)
             ref.velocity.set_offsets(x[None, :2])
             ref.velocity.set_UVC(v[:1], v[1:2])
+    if cls.TOP_VIEW is not None and cls.TOP_VIEW.hinge_spots:
+        place_hinge_label(exp, scene)
     return full
 
 
@@ -1203,3 +1227,106 @@ class Triad:
             if room >= gap:
                 return at
         return max(spots, key=lambda spot: spot[1])[0]
+
+
+#: pixels kept between the hinge label's box and anything that moves on the top view
+_CLEAR_PX = 2.0
+#: where a text's box starts, as a fraction of its size back from the point it is aligned at
+_ALIGN = {"left": 0.0, "bottom": 0.0, "center": 0.5, "right": 1.0, "top": 1.0}
+
+
+def _segments_px(ax, artists) -> np.ndarray:
+    """Points sampled along what the moving ``artists`` of the top view ``ax`` draw, in display
+    pixels: each quiver's shafts (offset to offset + UV / scale, ``scale_units="xy"``), each
+    line's vertices and the segments between them."""
+    from matplotlib.lines import Line2D
+    from matplotlib.quiver import Quiver
+
+    starts, steps = [], []
+    for a in artists:
+        if isinstance(a, Quiver):
+            p0 = np.asarray(a.get_offsets(), float)
+            starts.append(p0)
+            steps.append(np.column_stack((np.ravel(a.U), np.ravel(a.V))) / a.scale)
+        elif isinstance(a, Line2D):
+            xy = np.asarray(a.get_xydata(), float)
+            xy = xy[np.isfinite(xy).all(axis=1)]
+            if len(xy) == 1:
+                starts.append(xy)
+                steps.append(np.zeros_like(xy))
+            elif len(xy):
+                starts.append(xy[:-1])
+                steps.append(np.diff(xy, axis=0))
+    if not starts:
+        return np.zeros((0, 2))
+    p0, d = np.concatenate(starts), np.concatenate(steps)
+    t = np.linspace(0.0, 1.0, 16)[:, None, None]
+    return ax.transData.transform((p0 + t * d).reshape(-1, 2))
+
+
+def _text_box(exp, text, renderer) -> np.ndarray:
+    """A text's box in display pixels ``[x0, y0, x1, y1]``, measured once per text, string,
+    position and dpi (a text's layout is a millisecond of a change in the browser)."""
+    key = (text.get_text(), tuple(np.ravel(text.get_position())), text.figure.dpi)
+    memo = exp.__dict__.setdefault("_text_boxes", {})
+    hit = memo.get(id(text))
+    if hit is None or hit[0] != key:
+        b = text.get_window_extent(renderer)
+        hit = memo[id(text)] = (key, np.array([b.x0, b.y0, b.x1, b.y1]))
+    return hit[1]
+
+
+def _box_distance(x0, y0, x1, y1, points: np.ndarray) -> np.ndarray:
+    """Distances (pixels) from the box to each of ``points`` (n, 2); 0 inside."""
+    dx = np.maximum(np.maximum(x0 - points[:, 0], points[:, 0] - x1), 0.0)
+    dy = np.maximum(np.maximum(y0 - points[:, 1], points[:, 1] - y1), 0.0)
+    return np.hypot(dx, dy)
+
+
+def place_hinge_label(exp, scene: dict) -> None:
+    """Put the top view's hinge label at the first of ``TopView.hinge_spots`` where its box,
+    with its frame and :data:`_CLEAR_PX` more, holds no point of a moving arrow or line, meets
+    no moving text (:func:`_segments_px`), stays inside the view and is nearer to the hinge O than to any of
+    ``TopView.hinge_rivals``; where none is clear, the spot with the fewest such points, then
+    one not nearer a rival.  The label is moved only when the spot changes (a text set again
+    is drawn again)."""
+    from matplotlib.text import Text
+
+    ax, label = exp.top, exp.top.hinge_text
+    canvas = exp.blit.canvas
+    # (a figure given to draw_on may have no Agg canvas: matplotlib's own renderer for it)
+    renderer = canvas.get_renderer() if hasattr(canvas, "get_renderer") else ax.figure._get_renderer()
+    key = (ax.figure.dpi, label.get_fontsize(), label.get_text())
+    cached = exp.__dict__.get("_hinge_box")
+    if cached is None or cached[0] != key:
+        box = label.get_window_extent(renderer)
+        pad = label.get_bbox_patch().get_boxstyle().pad * label.get_fontsize() * ax.figure.dpi / 72.0
+        cached = exp._hinge_box = (key, np.array([box.width, box.height]), pad + _CLEAR_PX)
+    _, size, margin = cached
+    blit = exp.blit
+    moving = [a for a in (*blit._moving, *blit._layer)
+              if a.axes is ax and a is not label and a.get_visible()]
+    ink = _segments_px(ax, moving)
+    texts = [_text_box(exp, a, renderer) for a in moving if isinstance(a, Text) and a.get_text()]
+    rivals = [np.asarray(lookup(scene, k), float)[:2] for k in type(exp).TOP_VIEW.hinge_rivals]
+    points = ax.transData.transform(np.array([[0.0, 0.0], *rivals]))
+    best, fewest = None, None
+    for spot in exp._hinge_spots:
+        at = ax.transData.transform(spot[:2])
+        x0 = at[0] - size[0] * _ALIGN[spot[2]] - margin
+        y0 = at[1] - size[1] * _ALIGN[spot[3]] - margin
+        x1, y1 = x0 + size[0] + 2 * margin, y0 + size[1] + 2 * margin
+        hits = int(np.count_nonzero((ink[:, 0] > x0) & (ink[:, 0] < x1) & (ink[:, 1] > y0) & (ink[:, 1] < y1)))
+        hits += sum(b[2] > x0 and b[0] < x1 and b[3] > y0 and b[1] < y1 for b in texts)
+        inside = ax.bbox
+        if x0 < inside.x0 or y0 < inside.y0 or x1 > inside.x1 or y1 > inside.y1:
+            hits += 10 ** 6                           # out of the view, onto its tick labels
+        far = _box_distance(x0, y0, x1, y1, points)
+        score = (hits, int(bool(rivals) and far[0] >= far[1:].min()))
+        if fewest is None or score < fewest:
+            best, fewest = spot, score
+        if score == (0, 0):
+            break
+    x, y, ha, va = best
+    if (label.get_position(), label.get_ha(), label.get_va()) != ((x, y), ha, va):
+        label.set(x=x, y=y, ha=ha, va=va)
