@@ -126,16 +126,19 @@ def _aligned_cached(n: int, parents: bytes, placements: bytes, axes: bytes, iner
     I_al = np.stack([P[i].T @ I[i] @ P[i] for i in range(n)])
     basis = [_inertia_matrix(e) for e in np.eye(10)]
     congruence = np.stack([np.column_stack([_inertia_params(T[i].T @ M @ T[i]) for M in basis]) for i in range(n)])
-    subtree, slot = [[i] for i in range(n)], [0] * n
-    for i in reversed(range(n)):                         # children in increasing order (parents[i] < i)
-        for c in [c for c in range(i + 1, n) if parents_[c] == i]:
+    subtree, slot, children = [[i] for i in range(n)], [0] * n, [[] for _ in range(n)]
+    for c, p in enumerate(parents_.tolist()):            # children in increasing order
+        if p >= 0:
+            children[p].append(c)
+    for i in reversed(range(n)):                         # (parents[i] < i: a child's subtree is done)
+        for c in children[i]:
             slot[c] = len(subtree[i])
             subtree[i] += subtree[c]
     iq = np.concatenate(([0], np.cumsum([7 if f else 1 for f in free])))
     iv = np.concatenate(([0], np.cumsum([6 if f else 1 for f in free])))
     below = []                                           # the one-dof joints below each body, in subtree order:
     for i in range(n):                                   # a slice when contiguous (depth-first numbering)
-        cols = np.array([iv[j] for j in subtree[i][1:]], dtype=int)
+        cols = iv[np.array(subtree[i][1:], dtype=int)]
         contiguous = cols.size and np.array_equal(cols, np.arange(cols[0], cols[0] + cols.size))
         below.append(slice(int(cols[0]), int(cols[-1]) + 1) if contiguous else cols)
     params = _TURN @ np.stack([_inertia_params(M) for M in I_al])[:, :, None]
