@@ -193,7 +193,7 @@ def test_hinge_label_leaves_a_spot_an_arrow_crosses(name):
         return (*label.get_position(), label.get_ha(), label.get_va())
 
     first = spot()
-    assert first == exp._hinge_spots[0]
+    assert first == type(exp).TOP_VIEW.hinge_spots[0]
     box = label.get_window_extent(exp.figure.canvas.get_renderer())
     (x0, y), (x1, _) = ax.transData.inverted().transform([[box.x0, box.y0 + box.height / 2],
                                                          [box.x1, box.y0]])
@@ -203,7 +203,7 @@ def test_hinge_label_leaves_a_spot_an_arrow_crosses(name):
         exp.blit.render(exp.values(), True)
         assert any("text on an arrow: 'hinge O'" in p for p in experiment_collisions(exp))
         place_hinge_label(exp, exp._scene)
-        assert spot() != first and spot() in exp._hinge_spots
+        assert spot() != first and spot() in type(exp).TOP_VIEW.hinge_spots
         assert not [p for p in experiment_collisions(exp) if "'hinge O'" in p]
     finally:
         exp.blit._moving.remove(arrow)

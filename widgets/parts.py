@@ -538,8 +538,7 @@ def build_parts(exp: "Experiment", fig: Figure) -> None:
                     raise ValueError(f"{cls.__name__}.TOP_VIEW.hinge_spots: expected (x, y, ha, va) "
                                      f"with ha left, right or center and va bottom, top or center, "
                                      f"got {spot!r}")
-            exp._hinge_spots = tuple(map(tuple, t.hinge_spots))
-            x, y, ha, va = exp._hinge_spots[0]
+            x, y, ha, va = t.hinge_spots[0]
             exp.top.hinge_text.set(x=x, y=y, ha=ha, va=va)
         else:
             exp._on_top(exp.top.hinge_text)
@@ -1238,20 +1237,19 @@ _ALIGN = {"left": 0.0, "bottom": 0.0, "center": 0.5, "right": 1.0, "top": 1.0}
 def _segments_px(ax, artists) -> np.ndarray:
     """Points sampled along what the moving ``artists`` of the top view ``ax`` draw, in display
     pixels: each quiver's shafts (offset to offset + UV / scale, ``scale_units="xy"``), each
-    line's vertices and the segments between them."""
+    line's vertices and, where it draws a line, the segments between them."""
     from matplotlib.lines import Line2D
     from matplotlib.quiver import Quiver
 
     starts, steps = [], []
     for a in artists:
         if isinstance(a, Quiver):
-            p0 = np.asarray(a.get_offsets(), float)
-            starts.append(p0)
+            starts.append(np.asarray(a.get_offsets(), float))
             steps.append(np.column_stack((np.ravel(a.U), np.ravel(a.V))) / a.scale)
         elif isinstance(a, Line2D):
             xy = np.asarray(a.get_xydata(), float)
             xy = xy[np.isfinite(xy).all(axis=1)]
-            if len(xy) == 1:
+            if len(xy) == 1 or a.get_linestyle() in ("None", "none", "", " "):   # markers only
                 starts.append(xy)
                 steps.append(np.zeros_like(xy))
             elif len(xy):
@@ -1264,18 +1262,6 @@ def _segments_px(ax, artists) -> np.ndarray:
     return ax.transData.transform((p0 + t * d).reshape(-1, 2))
 
 
-def _text_box(exp, text, renderer) -> np.ndarray:
-    """A text's box in display pixels ``[x0, y0, x1, y1]``, measured once per text, string,
-    position and dpi (a text's layout is a millisecond of a change in the browser)."""
-    key = (text.get_text(), tuple(np.ravel(text.get_position())), text.figure.dpi)
-    memo = exp.__dict__.setdefault("_text_boxes", {})
-    hit = memo.get(id(text))
-    if hit is None or hit[0] != key:
-        b = text.get_window_extent(renderer)
-        hit = memo[id(text)] = (key, np.array([b.x0, b.y0, b.x1, b.y1]))
-    return hit[1]
-
-
 def _box_distance(x0, y0, x1, y1, points: np.ndarray) -> np.ndarray:
     """Distances (pixels) from the box to each of ``points`` (n, 2); 0 inside."""
     dx = np.maximum(np.maximum(x0 - points[:, 0], points[:, 0] - x1), 0.0)
@@ -1285,40 +1271,35 @@ def _box_distance(x0, y0, x1, y1, points: np.ndarray) -> np.ndarray:
 
 def place_hinge_label(exp, scene: dict) -> None:
     """Put the top view's hinge label at the first of ``TopView.hinge_spots`` where its box,
-    with its frame and :data:`_CLEAR_PX` more, holds no point of a moving arrow or line, meets
-    no moving text (:func:`_segments_px`), stays inside the view and is nearer to the hinge O than to any of
-    ``TopView.hinge_rivals``; where none is clear, the spot with the fewest such points, then
-    one not nearer a rival.  The label is moved only when the spot changes (a text set again
-    is drawn again)."""
+    with its frame and :data:`_CLEAR_PX` more, holds no point of a moving arrow or line
+    (:func:`_segments_px`), meets no moving text, stays inside the view and is nearer to the
+    hinge O than to any of ``TopView.hinge_rivals``; where none is clear, the spot with the
+    fewest such points, then one not nearer a rival.  The label is moved only when the spot
+    changes (a text set again is drawn again)."""
     from matplotlib.text import Text
 
-    ax, label = exp.top, exp.top.hinge_text
+    view, ax, label = type(exp).TOP_VIEW, exp.top, exp.top.hinge_text
     canvas = exp.blit.canvas
     # (a figure given to draw_on may have no Agg canvas: matplotlib's own renderer for it)
     renderer = canvas.get_renderer() if hasattr(canvas, "get_renderer") else ax.figure._get_renderer()
-    key = (ax.figure.dpi, label.get_fontsize(), label.get_text())
-    cached = exp.__dict__.get("_hinge_box")
-    if cached is None or cached[0] != key:
-        box = label.get_window_extent(renderer)
-        pad = label.get_bbox_patch().get_boxstyle().pad * label.get_fontsize() * ax.figure.dpi / 72.0
-        cached = exp._hinge_box = (key, np.array([box.width, box.height]), pad + _CLEAR_PX)
-    _, size, margin = cached
-    blit = exp.blit
-    moving = [a for a in (*blit._moving, *blit._layer)
+    box = label.get_window_extent(renderer)          # its size is the same at every spot
+    size = np.array([box.width, box.height])
+    margin = label.get_bbox_patch().get_boxstyle().pad * label.get_fontsize() * ax.figure.dpi / 72.0 + _CLEAR_PX
+    moving = [a for a in (*exp.blit._moving, *exp.blit._layer)
               if a.axes is ax and a is not label and a.get_visible()]
     ink = _segments_px(ax, moving)
-    texts = [_text_box(exp, a, renderer) for a in moving if isinstance(a, Text) and a.get_text()]
-    rivals = [np.asarray(lookup(scene, k), float)[:2] for k in type(exp).TOP_VIEW.hinge_rivals]
+    texts = [a.get_window_extent(renderer) for a in moving if isinstance(a, Text) and a.get_text()]
+    rivals = [np.asarray(lookup(scene, k), float)[:2] for k in view.hinge_rivals]
     points = ax.transData.transform(np.array([[0.0, 0.0], *rivals]))
+    inside = ax.bbox
     best, fewest = None, None
-    for spot in exp._hinge_spots:
+    for spot in view.hinge_spots:
         at = ax.transData.transform(spot[:2])
         x0 = at[0] - size[0] * _ALIGN[spot[2]] - margin
         y0 = at[1] - size[1] * _ALIGN[spot[3]] - margin
         x1, y1 = x0 + size[0] + 2 * margin, y0 + size[1] + 2 * margin
         hits = int(np.count_nonzero((ink[:, 0] > x0) & (ink[:, 0] < x1) & (ink[:, 1] > y0) & (ink[:, 1] < y1)))
-        hits += sum(b[2] > x0 and b[0] < x1 and b[3] > y0 and b[1] < y1 for b in texts)
-        inside = ax.bbox
+        hits += sum(b.x1 > x0 and b.x0 < x1 and b.y1 > y0 and b.y0 < y1 for b in texts)
         if x0 < inside.x0 or y0 < inside.y0 or x1 > inside.x1 or y1 > inside.y1:
             hits += 10 ** 6                           # out of the view, onto its tick labels
         far = _box_distance(x0, y0, x1, y1, points)
