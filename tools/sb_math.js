@@ -15,13 +15,25 @@
  * typeset: the rest waits for that promise or for a scroll, so that the page's main thread
  * does not take a core from the worker on a two-core machine (a click often comes while the
  * page is still typesetting: ch11's 527 formulas take 2.5-5 s after navigation).
+ *
+ * Until the last slice, a chapter's sections below the first level that hold only prose and
+ * math (no experiment, picture, readout or answer box) are laid out and painted only near the
+ * screen (``html.sb-typesetting``, spatialbook.css's content-visibility): each
+ * slice then costs the browser the style and layout of what is near the reader, not of the
+ * whole chapter (ch11's slices after the first screen: 25-40 ms of rendering each before,
+ * 10-18 ms after).  Then the skipped sections are laid out one a frame and the class goes, so
+ * that the page is whole again when MathJax.startup.promise resolves (a skipped section's
+ * text is missing from innerText, and measuring anything in it lays it out at once).
  */
 (function () {
   // the configuration object; once loaded, window.MathJax is MathJax itself (this object
   // becomes its .config), so the functions below look it up when they run
   var M = window.MathJax;
   if (!M || typeof M !== "object" || M.version) { return; }   // no config, or MathJax ran already
-  var SLICE_MS = 20;          // aimed work per slice (ms): under 50 even at 2x slower
+  var root = document.documentElement;
+  root.classList.add("sb-typesetting");
+  var SLICE_MS = 10;          // aimed work per slice (ms): under 50 even at 4x slower
+  var MAX_N = 16;             // formulas per slice at most (one long display can cost 10-30 ms)
   var MARGIN = 300;           // px around the viewport counted as "on screen"
 
   // Yield to the page's other tasks between slices: a task of its own, queued behind them
@@ -37,7 +49,10 @@
     return new Promise(function (resolve) { setTimeout(resolve, 0); });
   }
 
+  // (math inside a section the browser is skipping, spatialbook.css's content-visibility, is
+  // off screen: asking for its box would lay the section out)
   function onScreen(el) {
+    if (el.checkVisibility && !el.checkVisibility({ contentVisibilityAuto: true })) { return false; }
     var r = el.getBoundingClientRect(), h = window.innerHeight || 800;
     return (r.width > 0 || r.height > 0) && r.bottom > -MARGIN && r.top < h + MARGIN;
   }
@@ -102,11 +117,55 @@
       var t0 = performance.now();
       return MJ.typesetPromise(slice).then(function () {
         var dt = Math.max(performance.now() - t0, 1);
-        n = Math.max(1, Math.min(2 * n, 64, Math.floor(n * SLICE_MS / dt)));
+        n = Math.max(1, Math.min(2 * n, MAX_N, Math.floor(n * SLICE_MS / dt)));
         return pause(i >= nearEnd).then(next);
       });
     }
     return next();
+  }
+
+  // Sections that hold the book's controls (an experiment, a player, a readout, an answer
+  // box) are never skipped: their text stays in innerText and a script or a test that scrolls
+  // to a control can read it at once.  (A code block's copy button does not count.)
+  var INTERACTIVE = ".sb-frame-player, .sb-readout, .sb-answer-box, .sb-live-bar";
+  function markSkippable() {
+    document.querySelectorAll("article section section").forEach(function (s) {
+      if (!s.querySelector(INTERACTIVE)) { s.classList.add("sb-skippable"); }
+    });
+  }
+
+  // the section's content is skipped by the browser (content-visibility: auto, off screen)
+  function skipped(section) {
+    var first = section.firstElementChild;
+    return !!(first && first.checkVisibility && !first.checkVisibility({ contentVisibilityAuto: true }));
+  }
+
+  function frame() {
+    return new Promise(function (resolve) {
+      requestAnimationFrame(function () { setTimeout(resolve, 0); });
+    });
+  }
+
+  // every section laid out again, a skipped one per frame (its own layout, not the chapter's
+  // at once), waiting while live mode is busy; then html.sb-typesetting goes and the book's
+  // other scripts hear "sb:typeset" (book/_static/sb_a11y.js measures what scrolls)
+  function showAll() {
+    var sections = Array.prototype.slice.call(document.querySelectorAll("article section section"));
+    var k = 0;
+    window.sbMath.skippedAtEnd = sections.filter(skipped).length;
+    function step() {
+      var busy = liveBusy();
+      if (busy) { return busy.then(step); }
+      while (k < sections.length && !skipped(sections[k])) { sections[k++].classList.add("sb-shown"); }
+      if (k < sections.length) {
+        sections[k++].classList.add("sb-shown");
+        return frame().then(step);
+      }
+      root.classList.remove("sb-typesetting");
+      document.dispatchEvent(new Event("sb:typeset"));
+      return undefined;
+    }
+    return step();
   }
 
   var startup = M.startup || {};
@@ -115,7 +174,10 @@
     typeset: false,
     pageReady: function () {
       var first = ready ? ready() : window.MathJax.startup.defaultPageReady();
-      return Promise.resolve(first).then(typesetInSlices);
+      markSkippable();
+      window.sbMath = { skippedAtStart: Array.prototype.filter.call(
+        document.querySelectorAll("article section section"), skipped).length };
+      return Promise.resolve(first).then(typesetInSlices).then(showAll);
     }
   });
 })();

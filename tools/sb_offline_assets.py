@@ -13,12 +13,15 @@ Staged: ``tex-chtml.js`` (TeX input + CommonHTML output + menu), ``input/tex/ext
 
 It also stops sphinx-thebe from writing its CDN URL (unpkg.com) into every page, and inlines
 ``tools/sb_math.js`` after MathJax's configuration in every page that loads MathJax: the page's
-math is typeset in slices of about 20 ms, the math on screen first, instead of in one
-0.7-1.5 s task at load (issue 33: long tasks beside live mode's start).
+math is typeset in slices of about 10 ms, the math on screen first, instead of in one
+0.7-1.5 s task at load (issue 33: long tasks beside live mode's start).  At ``build-finished``
+it hands pydata-sphinx-theme's measuring of scrollable regions to ``book/_static/sb_a11y.js``
+(:func:`hand_scrollables_to_book`), which measures them a slice at a time.
 """
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -80,6 +83,49 @@ def _typeset_in_slices(app, pagename, templatename, context, doctree) -> None:
     app.builder.add_js_file("", body=MATH_SLICES.read_text(encoding="utf-8"), priority=501)
 
 
+#: pydata-sphinx-theme's measuring of scrollable regions (0.16-0.17's minified function: on the
+#: page's load, after a resize and after any change to the article, every code block, output
+#: and table measured in one task, to give the scrollable ones tabindex 0)
+THEME_SCROLLABLES = re.compile(
+    r'function (?P<name>\w+)\(\)\{const (?P<e>\w+)=\(\)=>\{document\.querySelectorAll\(\["pre",'
+    r'"\.nboutput > \.output_area"[^\]]*\]\.join\(", "\)\)\.forEach\(\w+=>\{[^{}]*\}\)\},(?P<t>\w+)='
+    r'\w+\((?P=e),300\);window\.addEventListener\("resize",(?P=t)\),new MutationObserver\((?P=t)\)'
+    r'\.observe\(document\.getElementById\("main-content"\),\{subtree:!0,childList:!0\}\),(?P=e)\(\)\}')
+
+
+def hand_scrollables_to_book(js: str) -> str:
+    """The theme script ``js`` with its measuring of scrollable regions handed to the book's
+    ``window.sbScrollables`` (book/_static/sb_a11y.js: the same elements and verdicts, measured
+    a few milliseconds at a time instead of in one task of 100+ ms on a long chapter whose far
+    sections the browser skips; issue 33).  Where that script is missing the theme's own runs.
+    ValueError if ``js`` has no such function (another theme version: the caller warns)."""
+    m = THEME_SCROLLABLES.search(js)
+    if not m:
+        raise ValueError("js: expected pydata-sphinx-theme 0.16-0.17's scrollable-region function")
+    name = m.group("name")
+    return (js[:m.start()]
+            + f"function {name}(){{if(window.sbScrollables){{window.sbScrollables();return}}"
+            + js[m.start() + len(f"function {name}(){{"):])
+
+
+def _patch_theme_script(app, exception) -> None:
+    """At ``build-finished``: the copied theme script hands its measuring to the book's
+    (:func:`hand_scrollables_to_book`); a warning where the theme has changed."""
+    if exception is not None:
+        return
+    path = Path(app.outdir) / "_static" / "scripts" / "pydata-sphinx-theme.js"
+    if not path.is_file():
+        return
+    js = path.read_text(encoding="utf-8")
+    if "window.sbScrollables" in js:
+        return
+    try:
+        path.write_text(hand_scrollables_to_book(js), encoding="utf-8")
+    except ValueError as exc:
+        from sphinx.util import logging
+        logging.getLogger(__name__).warning(f"sb_offline_assets: {path.name} left as it is ({exc})")
+
+
 def _drop_thebe_cdn(app) -> None:
     """Disconnect sphinx-thebe's page script: it writes an unpkg.com URL into every page.
 
@@ -98,6 +144,7 @@ def _drop_thebe_cdn(app) -> None:
 def setup(app):
     app.connect("config-inited", _config_inited)
     app.connect("html-page-context", _typeset_in_slices, priority=600)
+    app.connect("build-finished", _patch_theme_script)
     try:  # the two editions (tools/sb_editions.py): language switch, shared files
         import sb_editions  # noqa: F401
     except ImportError:

@@ -133,3 +133,26 @@ def test_external_reference_detector(tmp_path):
     found = build_book.external_references(tmp_path)
     assert len(found) == 3, found
     assert not any("example.org" in f for f in found)
+
+
+def test_the_theme_hands_its_scroll_region_measuring_to_the_book():
+    """The installed pydata-sphinx-theme's script (the lock's version) has the function that
+    tools/sb_offline_assets.py hands to book/_static/sb_a11y.js: the patched function calls
+    ``window.sbScrollables`` first and keeps the theme's own code after it (for a page without
+    the book's script); the rest of the script is unchanged; another script is refused."""
+    import pydata_sphinx_theme
+    import sb_offline_assets
+
+    path = (Path(pydata_sphinx_theme.__file__).parent / "theme" / "pydata_sphinx_theme"
+            / "static" / "scripts" / "pydata-sphinx-theme.js")
+    js = path.read_text(encoding="utf-8")
+    out = sb_offline_assets.hand_scrollables_to_book(js)
+    m = sb_offline_assets.THEME_SCROLLABLES.search(js)
+    head = f"function {m.group('name')}(){{"
+    assert out.count("window.sbScrollables") == 2
+    assert out[:m.start()] == js[:m.start()]
+    assert out[m.start():].startswith(head + "if(window.sbScrollables){window.sbScrollables();return}")
+    assert out.endswith(js[m.start() + len(head):])
+    assert len(out) - len(js) == len("if(window.sbScrollables){window.sbScrollables();return}")
+    with pytest.raises(ValueError, match="js: expected pydata-sphinx-theme"):
+        sb_offline_assets.hand_scrollables_to_book(js.replace('"main-content"', '"other"'))

@@ -384,7 +384,9 @@ def test_experiment_live(open_pages, site_url, name):
     if spec is None:
         problems.append("the frame player records no settings (stale chapter outputs?)")
     else:
-        shown = float(player.locator(".sb-value").inner_text())
+        # (its text, not innerText: the player may sit in a section the browser skips while
+        # the math is typeset, tools/sb_math.js, where innerText is empty)
+        shown = float(player.locator(".sb-value").text_content())
         start[swept] = spec.options[round(shown)] if hasattr(spec, "options") else shown
         if close_enough(info["values"], start):
             problems.append(f"live started at {info['values']}, the frames show {start}")

@@ -113,6 +113,54 @@ def check_rendering(page, rel) -> list[str]:
     return problems
 
 
+#: book/_static/sb_a11y.js's verdicts (handed the theme's measuring by
+#: tools/sb_offline_assets.py), read once the math is typeset and the measuring has settled:
+#: every code block, output and table has tabindex 0 exactly when it scrolls, -1 otherwise;
+#: and tools/sb_math.js's skipping of far sections while it typesets: some were skipped at its
+#: start (html.sb-typesetting, spatialbook.css), none is at its end
+SCROLLABLES_JS = """async () => {
+  if (!window.sbScrollables || !window.sbScrollables.settled) { return {handed: false}; }
+  await window.sbScrollables.settled();
+  const sel = ["pre", ".nboutput > .output_area", ".cell_output > .output",
+               ".jp-RenderedHTMLCommon", ".pst-scrollable-table-container"].join(", ");
+  const out = {handed: true, called: !!window.sbScrollables.called, n: 0, wrong: [],
+               math: window.sbMath || null, sections: 0, skipped: 0,
+               typesetting: document.documentElement.classList.contains("sb-typesetting")};
+  for (const el of document.querySelectorAll(sel)) {
+    out.n++;
+    const want = el.scrollWidth > el.clientWidth || el.scrollHeight > el.clientHeight ? 0 : -1;
+    if (el.tabIndex !== want) {
+      out.wrong.push(`${el.tagName}.${el.className}: tabindex ${el.tabIndex}, scrolls: ${want === 0}`);
+    }
+  }
+  for (const s of document.querySelectorAll("article section section")) {
+    out.sections++;
+    const first = s.firstElementChild;
+    if (first && !first.checkVisibility({contentVisibilityAuto: true})) { out.skipped++; }
+  }
+  return out;
+}"""
+
+
+def check_scrollables(page, rel: str) -> list[str]:
+    """Keyboard access to scrolled regions, the theme's measuring handed to the book's; a
+    chapter's far sections skipped while its math was typeset, and none left skipped after
+    (:data:`SCROLLABLES_JS`)."""
+    got = page.evaluate(SCROLLABLES_JS)
+    if not got["handed"] or not got["called"]:
+        return ["the theme's scrollable-region script was not handed to book/_static/sb_a11y.js "
+                f"(tools/sb_offline_assets.py): {got}"]
+    problems = [f"scroll region: {w}" for w in got["wrong"][:5]]
+    if got["math"] is not None:
+        if got["typesetting"] or got["skipped"]:
+            problems.append(f"the math is typeset but {got['skipped']} of {got['sections']} "
+                            "sections are still skipped (tools/sb_math.js)")
+        if "chapters/" in rel and got["sections"] > 3 and not got["math"]["skippedAtStart"]:
+            problems.append(f"no section of {got['sections']} was skipped while the math was "
+                            "typeset (spatialbook.css's content-visibility)")
+    return problems
+
+
 def check_frame_players(page, same: frozenset = frozenset()) -> list[str]:
     """Every player: a labelled slider, a frame shown (wide frames not shrunk); then, unless its
     id is in ``same`` (a Chinese page's player whose markup equals the English page's, which
@@ -400,6 +448,7 @@ def test_page(page, site_url, rel):
         same = page.evaluate(_SAME_AS_ENGLISH, other)
         problems += check_english_side(same["english"], f"{site_url}/{rel}")
     problems += check_rendering(page, rel)
+    problems += check_scrollables(page, rel)
     problems += check_frame_players(page, frozenset(same["players"]))
     # this 1x screen asked for no 2x frame, though every player was stepped
     dense = {n for lists in dense_lists(SITE / rel) for k in ("wide", "narrow")
