@@ -128,9 +128,15 @@
   // box) are never skipped: their text stays in innerText and a script or a test that scrolls
   // to a control can read it at once.  (A code block's copy button does not count.)
   var INTERACTIVE = ".sb-frame-player, .sb-readout, .sb-answer-box, .sb-live-bar";
+  // Only sections wholly below the screen are skipped: one above it (a reader who followed a
+  // link to a section further down) keeps its height, so that laying the skipped ones out
+  // later moves nothing on screen, even in a browser without scroll anchoring (Safari).
   function markSkippable() {
+    var fold = (window.innerHeight || 800) + MARGIN;
     document.querySelectorAll("article section section").forEach(function (s) {
-      if (!s.querySelector(INTERACTIVE)) { s.classList.add("sb-skippable"); }
+      if (!s.querySelector(INTERACTIVE) && s.getBoundingClientRect().top > fold) {
+        s.classList.add("sb-skippable");
+      }
     });
   }
 
