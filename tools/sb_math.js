@@ -17,7 +17,7 @@
  * page is still typesetting: ch11's 527 formulas take 2.5-5 s after navigation).
  *
  * Until the last slice, a chapter's sections below the first level that hold only prose and
- * math (no experiment, picture, readout or answer box) are laid out and painted only near the
+ * math (no experiment, player, readout or answer box) are laid out and painted only near the
  * screen (``html.sb-typesetting``, spatialbook.css's content-visibility): each
  * slice then costs the browser the style and layout of what is near the reader, not of the
  * whole chapter (ch11's slices after the first screen: 25-40 ms of rendering each before,
@@ -156,9 +156,8 @@
   // at once), waiting while live mode is busy; then html.sb-typesetting goes and the book's
   // other scripts hear "sb:typeset" (book/_static/sb_a11y.js measures what scrolls)
   function showAll() {
-    var sections = Array.prototype.slice.call(document.querySelectorAll("article section section"));
+    var sections = Array.prototype.slice.call(document.querySelectorAll("section.sb-skippable"));
     var k = 0;
-    window.sbMath.skippedAtEnd = sections.filter(skipped).length;
     function step() {
       var busy = liveBusy();
       if (busy) { return busy.then(step); }
@@ -181,8 +180,9 @@
     pageReady: function () {
       var first = ready ? ready() : window.MathJax.startup.defaultPageReady();
       markSkippable();
+      // how many sections the browser skipped as typesetting began: for the tests
       window.sbMath = { skippedAtStart: Array.prototype.filter.call(
-        document.querySelectorAll("article section section"), skipped).length };
+        document.querySelectorAll("section.sb-skippable"), skipped).length };
       return Promise.resolve(first).then(typesetInSlices).then(showAll);
     }
   });

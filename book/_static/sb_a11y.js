@@ -2,15 +2,15 @@
 // cell's output or a table wider or taller than its box gets tabindex 0, any other -1, as
 // pydata-sphinx-theme's own script does, on load, after a resize and after the article changes
 // (MathJax's typesetting), each 300 ms after the last.  The theme's script measured every such
-// element of the page in one task; with a chapter's sections far off screen skipped by the
-// browser while the math is typeset (tools/sb_math.js, spatialbook.css's content-visibility)
-// each measurement there lays its section out
-// (50-90 ms for one of ch12's), and that task took 100-110 ms on ch11 (issue 33: no long task
-// beside live mode's start).  tools/sb_offline_assets.py therefore hands the theme's measuring
-// to ``window.sbScrollables`` below, which measures only what the browser has laid out, a few
-// milliseconds at a time, and a skipped section's elements when the section comes near the
-// screen (``contentvisibilityautostatechange``).  Until it is measured, an element keeps
-// tabindex 0, so that the keyboard reaches it (focusing it brings its section on screen).
+// element of the page in one task; with a chapter's far sections skipped by the browser while
+// the math is typeset (tools/sb_math.js, spatialbook.css's content-visibility) each
+// measurement there lays its section out (50-90 ms for one of ch12's), and that task took
+// 100-116 ms on ch11 (issue 33: no long task beside live mode's start).
+// tools/sb_offline_assets.py therefore hands the theme's measuring to ``window.sbScrollables``
+// below, which measures a few milliseconds at a time and only what the browser has laid out:
+// an element in a skipped section gets tabindex 0 (the keyboard reaches it, and focusing it
+// brings its section on screen) until the math is typeset ("sb:typeset", every section laid
+// out again) and everything is measured.
 (function () {
   var SELECTOR = ["pre", ".nboutput > .output_area", ".cell_output > .output",
                   ".jp-RenderedHTMLCommon", ".pst-scrollable-table-container"].join(", ");
@@ -29,39 +29,32 @@
     return !!el.checkVisibility && !el.checkVisibility({ contentVisibilityAuto: true });
   }
 
-  var running = null, again = [];
-  // the elements of SELECTOR under ``root`` (the document) measured, a slice per task; the
-  // skipped ones made focusable until their section is laid out; a promise, resolved when done
-  function measure(root) {
-    if (running) { again.push(root || document); return running; }
-    var list = Array.prototype.slice.call((root || document).querySelectorAll(SELECTOR)), i = 0;
+  var running = null, again = false, timer = null, waiters = [];
+  // every element of SELECTOR measured, a slice per task; a promise, resolved when done
+  function measure() {
+    if (running) { again = true; return running; }
+    var list = Array.prototype.slice.call(document.querySelectorAll(SELECTOR)), i = 0;
     function slice() {
       var t0 = performance.now();
       while (i < list.length && performance.now() - t0 < SLICE_MS) {
         var el = list[i++];
         if (!el.isConnected) { continue; }
-        if (skipped(el)) {
-          if (!el.hasAttribute("data-sb-measured")) { el.tabIndex = 0; }
-          continue;
-        }
-        el.tabIndex = el.scrollWidth > el.clientWidth || el.scrollHeight > el.clientHeight ? 0 : -1;
-        el.setAttribute("data-sb-measured", "");
+        el.tabIndex = skipped(el) || el.scrollWidth > el.clientWidth
+          || el.scrollHeight > el.clientHeight ? 0 : -1;
       }
       if (i < list.length) { return pause().then(slice); }
       running = null;
-      if (!again.length) { settle(); return undefined; }
-      var next = again.indexOf(document) >= 0 ? document : again.shift();
-      if (next === document) { again = []; }
-      return measure(next);
+      if (again) { again = false; return measure(); }
+      settle();
+      return undefined;
     }
     running = Promise.resolve().then(slice);
     return running;
   }
 
-  var timer = null, waiters = [];
   function later() {
     clearTimeout(timer);
-    timer = setTimeout(function () { timer = null; again = []; measure(document); }, DEBOUNCE_MS);
+    timer = setTimeout(function () { timer = null; measure(); }, DEBOUNCE_MS);
   }
   function settle() {
     if (!running && timer === null) { waiters.splice(0).forEach(function (f) { f(); }); }
@@ -75,13 +68,8 @@
     if (main && window.MutationObserver) {
       new MutationObserver(later).observe(main, { subtree: true, childList: true });
     }
-    // the math typeset and every section laid out again (tools/sb_math.js): all measured
-    document.addEventListener("sb:typeset", later);
-    // a skipped section laid out: its elements measured (the event does not bubble: captured)
-    document.addEventListener("contentvisibilityautostatechange", function (ev) {
-      if (!ev.skipped && ev.target && ev.target.querySelectorAll) { measure(ev.target); }
-    }, true);
-    return measure(document);
+    document.addEventListener("sb:typeset", later);   // tools/sb_math.js: all laid out again
+    return measure();
   };
   // a promise resolved once no measuring is under way or waiting: for the tests
   window.sbScrollables.settled = function () {
