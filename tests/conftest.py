@@ -45,14 +45,32 @@ def pytest_addoption(parser):
                           "public function is still reached")
 
 
+#: a file of layouts recorded on another drawing stack (``widgets._narrow.export_layouts``):
+#: the experiments built at their defaults replay them, as live mode replays the build's
+#: (tools/test_pythons.py: Pyodide's matplotlib 3.8.4 drawing the layout measured with 3.11)
+LAYOUTS_ENV = "SPATIALBOOK_LAYOUTS"
+
+
 def pytest_configure(config):
     # before collection, so parametrized cases are sampled too
     if config.getoption("--sampled", default=False):
         os.environ[sampling.ENV] = "1"
     if sampling.sampled() and "HYPOTHESIS_PROFILE" not in os.environ:
         settings.load_profile("sampled")
+    if os.environ.get(LAYOUTS_ENV):
+        import json
+
+        from widgets._narrow import load_layouts
+
+        with open(os.environ[LAYOUTS_ENV], encoding="utf-8") as f:
+            load_layouts(json.load(f))
 
 
 def pytest_report_header(config):
+    lines = []
     if sampling.sampled():
-        return "spatialbook: SAMPLED run (make test-fast); make test runs every case"
+        lines.append("spatialbook: SAMPLED run (make test-fast); make test runs every case")
+    if os.environ.get(LAYOUTS_ENV):
+        lines.append(f"spatialbook: experiments at their defaults replay the layouts of "
+                     f"{os.environ[LAYOUTS_ENV]} (live mode's)")
+    return lines

@@ -246,10 +246,11 @@ def test_experiments_use_nothing_the_archive_leaves_out():
 def test_packages_zip_carries_the_robot_files_as_package_data(tmp_path, monkeypatch):
     """Live mode's packages zip holds book/models/ as package data of widgets, and unpacked
     where no book/ folder exists (as in the browser) widgets.robots reads the very files from it.
-    (The axis fits and the bytecode, slow and tested elsewhere, are left out here.)"""
+    (The axis fits, the layouts and the bytecode, slow and tested elsewhere, are left out here.)"""
     import live_packages
 
     monkeypatch.setattr(live_packages, "fitted_limits", lambda: [])
+    monkeypatch.setattr(live_packages, "layouts", lambda: [])
     monkeypatch.setattr(live_packages, "compilers", lambda *a, **k: [])
     dest = live_packages.packages_zip(tmp_path / "sb_packages.zip", ROOT / "tools" / "pyodide-0.27.7-fontlist-v330.json")
     site = tmp_path / "site"
@@ -307,6 +308,7 @@ def test_packages_zip_loads_only_the_pages_experiments_and_ships_e12s_integratio
     import live_packages
 
     monkeypatch.setattr(live_packages, "fitted_limits", lambda: [])
+    monkeypatch.setattr(live_packages, "layouts", lambda: [])
     monkeypatch.setattr(live_packages, "compilers", lambda *a, **k: [])
     dest = live_packages.packages_zip(tmp_path / "sb_packages.zip", ROOT / "tools" / "pyodide-0.27.7-fontlist-v330.json")
     site = tmp_path / "site"

@@ -58,8 +58,15 @@ for name, (cases, layouts) in json.loads(sys.argv[2]).items():
         # created at a setting: the same as created, then set
         started = json.loads(m.LIVE.create(name, narrow, json.dumps(cases[-1])))
         start = json.loads(m.LIVE.state(started["handle"]))
+        started["pixels"] = hashlib.sha1(bytes(m.LIVE.pixels(started["handle"]))).hexdigest()
+        m.LIVE.close(started["handle"])
+        # and on a 2x screen: drawn once, at the setting, at twice the dpi
+        twice = json.loads(m.LIVE.create(name, narrow, json.dumps(cases[-1]), 2.0))
+        twice["pixels"] = hashlib.sha1(bytes(m.LIVE.pixels(twice["handle"]))).hexdigest()
+        m.LIVE.close(twice["handle"])
         out[name + (":narrow" if narrow else "")] = {"info": info, "rows": rows,
-                                                     "start": start, "started": started}
+                                                     "start": start, "started": started,
+                                                     "twice": twice}
 print(json.dumps(out))
 """
 
@@ -108,7 +115,8 @@ def _layouts() -> list:
 def test_adapter_equals_the_widget(adapter_results, name, narrow):
     """Same state, same readout table, same RGBA pixels as the ipywidgets experiment, in the
     wide and in the narrow (phone) layout (one of the two per experiment in make test-fast,
-    :func:`_layouts`); created at a setting, it starts there."""
+    :func:`_layouts`); created at a setting, it starts there, drawn as the widget draws it
+    when set there (the same pixels, at 1x and at a 2x screen's scale)."""
     cases, results = adapter_results
     cls = EXPERIMENTS[name]
     got = results[name + (":narrow" if narrow else "")]
@@ -126,6 +134,18 @@ def test_adapter_equals_the_widget(adapter_results, name, narrow):
         assert row["readouts"] == exp.readout_table(), values
         px = hashlib.sha1(bytes(exp.canvas.buffer_rgba())).hexdigest()
         assert row["pixels"] == px, f"{name} {values}: the adapter's picture differs"
+    assert got["started"]["pixels"] == got["rows"][-1]["pixels"], \
+        f"{name}: created at a setting, the adapter's picture differs from the one set there"
+    twice = cls(narrow=narrow)
+    try:
+        twice.set(**cases[name][-1])
+        twice.set_scale(2.0)
+        twice.update(live=False)
+        assert got["twice"]["width"] == 2 * w
+        assert got["twice"]["pixels"] == hashlib.sha1(bytes(twice.canvas.buffer_rgba())).hexdigest(), \
+            f"{name}: created at 2x, the adapter's picture differs from the widget's at 2x"
+    finally:
+        twice.close()
 
 
 @pytest.mark.parametrize("name", sorted(EXPERIMENTS))

@@ -5,7 +5,7 @@ tree (``*.py`` only, with their bytecode when a Python 3.12 compiler is found:
 ``tools/live_compile.py``), the robot description files of ``book/models/`` as package data
 of ``widgets`` (``widgets/robot_files/``, read by ``widgets.robots.robot_file``), matplotlib's
 prebuilt font list (less the fonts the site archive leaves out), every experiment's axis
-fits at its defaults (:data:`FITTED`), where each experiment's class is (:data:`REGISTRY`: a
+fits at its defaults (:data:`FITTED`) and its layout's measurements (:data:`LAYOUTS`), where each experiment's class is (:data:`REGISTRY`: a
 page imports only its own experiments' modules) and E12's integration (:data:`BIPED`).  Pyodide unpacks it on first use.  ``PACKAGES`` and
 ``robot_files`` also key the 2x frames' cache (``tools/live_frames.py``): a frame depends on
 the code that draws it.
@@ -84,6 +84,31 @@ def fitted_limits() -> list:
     return limits.export_fitted()
 
 
+#: in sb_packages.zip: every experiment's layout measurements at its defaults (``layouts``),
+#: one file per module (``<LAYOUTS>/widgets.arm.json``): a page reads only its experiments'
+LAYOUTS = "layouts"
+
+
+def layouts() -> list:
+    """Every registered experiment's layout at its defaults, wide and narrow, in English and in
+    Chinese (each with its own figure strings, as a page with it alone translates them),
+    recorded here natively (``widgets._narrow.recording_layouts``) for live mode to replay
+    (``widgets/live.py`` ``install_layouts``): 70-490 ms of each first picture in Pyodide."""
+    sys.path.insert(0, str(ROOT))
+    from widgets import EXPERIMENTS
+    from widgets._narrow import export_layouts, recording_layouts
+    from widgets.figure_text import language
+    from zh_strings import figure_table
+
+    with recording_layouts():
+        for name in sorted(EXPERIMENTS):
+            for table in (None, figure_table(experiment=name)):
+                with language(table):
+                    for narrow in (False, True):
+                        EXPERIMENTS[name](narrow=narrow).close()
+    return export_layouts()
+
+
 def packages_zip(dest: Path, fontlist: Path) -> Path:
     """The project's packages (``*.py`` only), the font list (less the fonts the site archive
     leaves out) and the experiments' axis fits at their defaults (:data:`FITTED`), as a zip."""
@@ -105,6 +130,11 @@ def packages_zip(dest: Path, fontlist: Path) -> Path:
             zip_put(zf, f"widgets/fonts/{path.name}", path.read_bytes())
         zip_put(zf, "fontlist-v330.json",
                 json.dumps(kept_fonts(json.loads(fontlist.read_text())), indent=2))
+        by_module: dict = {}
+        for row in layouts():
+            by_module.setdefault(row[0].partition(":")[0], []).append(row)
+        for module, rows in sorted(by_module.items()):
+            zip_put(zf, f"{LAYOUTS}/{module}.json", json.dumps(rows, separators=(",", ":")))
         zip_put(zf, FITTED, json.dumps(fitted_limits()))
         zip_put(zf, REGISTRY, json.dumps(registry()))
         zip_put(zf, BIPED, biped_simulation())

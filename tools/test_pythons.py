@@ -21,7 +21,9 @@ The 3.12 venv, once its own tests have passed, then checks the drawing stack of 
 .venv's is found): the lock's set-up, with numpy, matplotlib, Pillow and their drawing
 dependencies replaced by the versions Pyodide ships (``tools/pyodide-0.27.7-lock.json``:
 matplotlib 3.8.4), runs the figure-text, phone-layout and tick checks, so the figures a reader
-gets in live mode are checked as the book's frames are (and carry the same ticks).
+gets in live mode are checked as the book's frames are (and carry the same ticks).  As live
+mode does, the experiments there replay the layouts measured on the main .venv's stack
+(``tools/live_packages.py`` ``layouts``; tests/conftest.py ``SPATIALBOOK_LAYOUTS``).
 """
 
 from __future__ import annotations
@@ -149,6 +151,11 @@ PYODIDE_SUITES = ["tests/test_widget_text.py", "tests/test_widget_layout.py",
                   "tests/test_widget_ticks.py"]
 
 
+#: run by the main .venv's Python: the layouts live mode replays, as JSON into argv[1]
+RECORD_LAYOUTS = ("import json, sys; sys.path.insert(0, 'tools'); import live_packages; "
+                  "json.dump(live_packages.layouts(), open(sys.argv[1], 'w', encoding='utf-8'))")
+
+
 def pyodide_pins() -> list[str]:
     """``name==version`` of Pyodide's drawing stack, from its lock file."""
     packages = json.loads(PYODIDE_LOCK.read_text(encoding="utf-8"))["packages"]
@@ -219,6 +226,12 @@ def pyodide_stack_checks(py: str, venv: Path, pins: list[str], out: dict, row: d
     if subprocess.call([*install, *pins], **out) != 0:
         return {**row, "ok": False, "why": f"installing {' '.join(pins)} failed"}
     row["drawing"] = "Pyodide's drawing stack: " + ", ".join(pins[:3]) + ": text and layout"
+    # live mode replays the layouts the build measured (tools/live_packages.py ``layouts``, on
+    # the main .venv's stack): so do the checks of the figures it draws (tests/conftest.py)
+    layouts = xml.with_name("layouts-main-venv.json")
+    if subprocess.call([sys.executable, "-c", RECORD_LAYOUTS, str(layouts)], **out) != 0:
+        return {**row, "ok": False, "why": "recording the layouts on the main .venv failed"}
+    out = {**out, "env": {**out.get("env", os.environ), "SPATIALBOOK_LAYOUTS": str(layouts)}}
     rc = subprocess.call([py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:nbval", *PYODIDE_SUITES,
                           "--sampled", f"--junitxml={xml}"], **out)
     row["test_s"] = time.perf_counter() - t0

@@ -25,6 +25,8 @@ artists, so the narrow figure shows exactly what the wide one shows.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import textwrap
 
 import numpy as np
@@ -55,6 +57,140 @@ NARROW_MIN_FONT = 10.5
 NARROW_PAD = 6.0
 
 
+# ------------------------------------------------------------------ measurements on tape
+#
+# Laying a figure out measures text: :func:`fit_wide_layout` and :func:`narrow_layout` take
+# 20-70 ms natively and 70-490 ms in Pyodide (40-80 % of building an experiment there), and
+# every measurement goes through :func:`_measured`.  The book's build records them (px boxes,
+# in order) for every experiment at its defaults (:func:`recording_layouts`); live mode
+# replays them (:func:`load_layouts`), so the same code makes the same decisions without
+# measuring: the browser's figure gets the build's layout, which is also the one of the frames
+# the book shows.  A tape is used only for a figure whose :func:`layout_signature` (sizes,
+# axes' boxes and limits, texts and fonts before the layout) is the recorded one, and each
+# measurement must be the recorded one's (what is measured, which axes or text); at the first
+# difference :class:`LayoutTapeMismatch` is raised and the experiment measures its layout.
+
+
+class LayoutTapeMismatch(Exception):
+    """A replayed layout asked for a measurement other than the recorded one."""
+
+
+#: recorded layouts: (experiment class "module:QualName", narrow, signature) -> [[tag, box]]
+_LAYOUTS: dict[tuple, list] = {}
+#: the tape running now: {"mode": "record" | "replay", "rows": [...], "at": next row}
+_TAPE: dict = {"mode": None, "rows": [], "at": 0}
+
+
+def _measured(tag: tuple, measure):
+    """``measure()`` (a px Bbox or None), recorded or replayed under ``tag`` (what is measured:
+    ``("axes", index)``, ``("text", string)``, ``("legend", index)``) while a tape runs."""
+    mode = _TAPE["mode"]
+    if mode == "replay":
+        rows, at = _TAPE["rows"], _TAPE["at"]
+        if at >= len(rows) or tuple(rows[at][0]) != tag:
+            raise LayoutTapeMismatch(f"measurement {at}: recorded "
+                                     f"{rows[at][0] if at < len(rows) else 'nothing'}, asked {tag}")
+        _TAPE["at"] = at + 1
+        box = rows[at][1]
+        return None if box is None else Bbox.from_extents(*box)
+    box = measure()
+    if mode == "record":
+        _TAPE["rows"].append([list(tag), None if box is None else [float(v) for v in box.extents]])
+    return box
+
+
+def _text_box(text, renderer) -> Bbox:
+    return _measured(("text", text.get_text()), lambda: text.get_window_extent(renderer))
+
+
+def layout_signature(fig: Figure) -> str:
+    """A digest of what a figure's layout depends on, before it is laid out: the figure's size
+    and dpi, the font family, each axes' visibility, box and limits, and every title, axis
+    label, legend entry and text of the axes and the figure (so a Chinese figure differs)."""
+    parts: list = [_rounded(fig.get_size_inches()), fig.dpi, tuple(matplotlib.rcParams["font.family"])]
+    for ax in fig.axes:
+        texts = [ax.title, ax._left_title, ax._right_title, *ax.texts]
+        texts += [getattr(ax, f"{n}axis").label for n in "xyz" if hasattr(ax, f"{n}axis")]
+        legend = ax.get_legend()
+        if legend is not None:
+            texts += legend.get_texts()
+        limits = [getattr(ax, f"get_{n}lim")() for n in "xyz" if hasattr(ax, f"get_{n}lim")]
+        parts.append((ax.get_visible(), _rounded(ax.get_position(original=True).bounds),
+                      [_rounded(lim) for lim in limits],
+                      [(t.get_text(), t.get_fontsize(), t.get_visible()) for t in texts]))
+    parts.append([(t.get_text(), t.get_fontsize(), _rounded(t.get_position())) for t in fig.texts])
+    return hashlib.sha1(repr(parts).encode()).hexdigest()
+
+
+def _rounded(numbers) -> tuple:
+    """Numbers to 9 significant digits: limits computed by another numpy or matplotlib differ in
+    their last bits (a colour bar's -3.9999999999999956 against -3.999999999999993)."""
+    return tuple(float(f"{float(v):.9g}") for v in numbers)
+
+
+@contextlib.contextmanager
+def layout_tape(key: tuple, fig: Figure):
+    """Run a figure's layout (the ``with`` block) replaying the tape recorded for ``key`` (an
+    experiment's class and ``narrow``) and ``fig``'s :func:`layout_signature`, recording one
+    while :func:`recording_layouts` is on, or measuring as usual.  Yields "replayed",
+    "recorded" or "measured"; a replay that differs raises :class:`LayoutTapeMismatch`."""
+    if _TAPE["mode"] is not None:                 # a layout inside a layout: its own measuring
+        yield "measured"
+        return
+    full = (*key, layout_signature(fig)) if (_LAYOUTS or _RECORDING["on"]) else None
+    rows = _LAYOUTS.get(full) if full else None
+    if rows is not None:
+        _TAPE.update(mode="replay", rows=rows, at=0)
+        how = "replayed"
+    elif _RECORDING["on"]:
+        _TAPE.update(mode="record", rows=[], at=0)
+        how = "recorded"
+    else:
+        yield "measured"
+        return
+    try:
+        yield how
+        if how == "replayed" and _TAPE["at"] != len(rows):
+            raise LayoutTapeMismatch(f"{len(rows) - _TAPE['at']} recorded measurements left")
+        if how == "recorded":
+            _LAYOUTS[full] = _TAPE["rows"]
+    finally:
+        _TAPE.update(mode=None, rows=[], at=0)
+
+
+_RECORDING = {"on": False}
+
+
+@contextlib.contextmanager
+def recording_layouts():
+    """Record the layout of every experiment built in the ``with`` block (for
+    :func:`export_layouts`)."""
+    _RECORDING["on"] = True
+    try:
+        yield
+    finally:
+        _RECORDING["on"] = False
+
+
+def export_layouts() -> list:
+    """The layouts recorded or loaded so far, as rows ``[class, narrow, signature, tape]`` for
+    :func:`load_layouts` in another process (the book's build ships them to live mode)."""
+    return [[*key, rows] for key, rows in sorted(_LAYOUTS.items(), key=lambda kv: kv[0])]
+
+
+def load_layouts(rows: list) -> int:
+    """Take layouts exported by :func:`export_layouts`; returns how many.  A row that is not
+    ``[class, narrow, signature, tape]``: a ``ValueError`` naming it."""
+    if not isinstance(rows, list):
+        raise ValueError(f"rows: expected a list of [class, narrow, signature, tape], got {rows!r:.60}")
+    for row in rows:
+        if not (isinstance(row, list) and len(row) == 4 and isinstance(row[0], str)
+                and isinstance(row[1], bool) and isinstance(row[2], str) and isinstance(row[3], list)):
+            raise ValueError(f"rows: expected [class, narrow, signature, tape] rows, got {row!r:.80}")
+        _LAYOUTS[(row[0], row[1], row[2])] = row[3]
+    return len(rows)
+
+
 def tight_box(ax, renderer) -> Bbox | None:
     """``ax.get_tightbbox(renderer)`` (the axes with its labels, px), measured the same way on
     every matplotlib the book runs on (3.8.4 in Pyodide's live mode, 3.11 elsewhere).
@@ -63,7 +199,14 @@ def tight_box(ax, renderer) -> Bbox | None:
     layout pushed every panel off the figure.  So a 3-D axes gets its projection first (what
     its ``draw`` computes), on old matplotlib its three axes are drawn once (placing their
     labels; nothing else of the figure is drawn), and it is measured as 3.11 measures it: the
-    2-D box plus each axis's box."""
+    2-D box plus each axis's box.  Replayed from a tape (:func:`layout_tape`), the axes only
+    get their aspect applied (the box as drawn, which the fit reads)."""
+    if _TAPE["mode"] == "replay":
+        ax.apply_aspect()
+    return _measured(("axes", ax.figure.axes.index(ax)), lambda: _tight_box(ax, renderer))
+
+
+def _tight_box(ax, renderer) -> Bbox | None:
     if not hasattr(ax, "zaxis"):
         return ax.get_tightbbox(renderer)
     if getattr(ax, "M", None) is None:
@@ -183,7 +326,7 @@ def _wrap_wide_text(fig: Figure, renderer, Wn: float, pad: float, originals: dic
         s = text.get_text()
         if not text.get_visible() or " " not in s or "$" in s:     # never break mathtext
             continue
-        box = text.get_window_extent(renderer)
+        box = _text_box(text, renderer)
         if box.x0 >= 0 and box.x1 <= Wn:
             continue
         ha = text.get_horizontalalignment()
@@ -240,7 +383,8 @@ def place_legends_below(fig: Figure, renderer, gap: float = LEGEND_GAP) -> None:
         legend.set_visible(False)
         below = tight_box(ax, renderer)
         legend.set_visible(True)
-        width = legend.get_window_extent(renderer).width
+        width = _measured(("legend", fig.axes.index(ax)),
+                          lambda: legend.get_window_extent(renderer)).width
         centre = max((ax.bbox.x0 + ax.bbox.x1) / 2, below.x0 + width / 2)
         x = (centre - ax.bbox.x0) / ax.bbox.width
         y = (below.y0 - gap - ax.bbox.y0) / ax.bbox.height
@@ -254,7 +398,7 @@ def _turn_colliding_ticks(fig: Figure, renderer) -> None:
         if hasattr(ax, "zaxis"):
             continue
         labels = [t for t in ax.get_xticklabels() if t.get_visible() and t.get_text()]
-        boxes = sorted((t.get_window_extent(renderer) for t in labels), key=lambda b: b.x0)
+        boxes = sorted((_text_box(t, renderer) for t in labels), key=lambda b: b.x0)
         if any(a.x1 + 2 > b.x0 for a, b in zip(boxes, boxes[1:])) and labels[0].get_rotation() == 0:
             for t in labels:
                 t.set_rotation(30)
@@ -421,7 +565,7 @@ def narrow_layout(fig: Figure, canvas, width: float = NARROW_WIDTH,
         place_legends_below(fig, renderer)
         for i, (p, new) in enumerate(zip(panels, placed)):
             tight = _union([tight_box(ax, renderer) for ax in p]
-                           + [t.get_window_extent(renderer) for t, j in owner.items() if j == i])
+                           + [_text_box(t, renderer) for t, j in owner.items() if j == i])
             margins[i] = [max(0.0, new.x0 - tight.x0), max(0.0, tight.x1 - new.x1),
                           max(0.0, new.y0 - tight.y0), max(0.0, tight.y1 - new.y1)]
     return panels

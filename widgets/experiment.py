@@ -27,6 +27,7 @@ PNG -> ``JupyterView.show``.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 from numbers import Integral
@@ -37,7 +38,8 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from . import players
-from ._narrow import checked_narrow, fit_wide_layout, narrow_layout
+from ._narrow import (LayoutTapeMismatch, checked_narrow, fit_wide_layout, layout_tape,
+                      narrow_layout)
 from .blit import BlitFigure
 from .controls import Player, _real, _shown, assign
 from .jupyter import JupyterView
@@ -125,20 +127,62 @@ class Experiment:
         self._scene_serial = [0]                 # scenes computed so far (kept panels' key)
         self._suspended = False
 
+        try:
+            self._build_figure(narrow, tape=True)
+        except LayoutTapeMismatch:                      # a recorded layout that does not fit
+            self._build_figure(narrow, tape=False)
+
+        self.view = JupyterView(self)
+        self.widget, self.image, self.readout = self.view.widget, self.view.image, self.view.readout
+        first = self.__dict__.pop("_first_draw", None)          # live mode: _for_live
+        if first is None:
+            self.update()
+        else:
+            values, scale = first
+            if scale != 1.0 and narrow:      # drawn at 1x first, as the widget and the book's
+                self._set(values, live=False)       # 2x frames are: keep_panels_inside's px
+                self.set_scale(scale)
+                self.update(live=False)
+            else:
+                if scale != 1.0:
+                    self.set_scale(scale)
+                self._set(values, live=False)
+
+    @classmethod
+    def _for_live(cls, narrow: bool, values: dict, scale: float = 1.0) -> "Experiment":
+        """Built as ``cls(narrow=narrow)`` is, at its defaults (the layout and axis fits of the
+        book's frames), but first drawn at ``values`` and ``scale`` (:meth:`set_scale`), and
+        no PNG made: live mode's first picture (``widgets/live.py``), where a draw at the
+        defaults and its PNG were wasted work, and so was a second full draw at a 2x screen's
+        scale, except for a phone's layout: its panels are kept inside the figure
+        (:func:`widgets._narrow.keep_panels_inside`) when drawn at 1x, before the 2x draw,
+        as the widget's ``set_scale`` after a change and the book's 2x frames are."""
+        exp = cls.__new__(cls)
+        exp._first_draw = (dict(values), scale)
+        exp.__init__(narrow=narrow)
+        return exp
+
+    def _build_figure(self, narrow: bool, tape: bool) -> None:
+        """The figure, its parts and artists at the first scene, laid out: labels inside and
+        panels apart (:func:`fit_wide_layout`), then stacked for a phone if ``narrow``.  With
+        ``tape``, a layout the book's build recorded for this figure is replayed instead of
+        measured (live mode, :func:`widgets._narrow.layout_tape`); ``self.layout`` says which."""
+        self._scene = {}
         self.blit = BlitFigure(Figure(figsize=self.figsize, dpi=self.dpi, facecolor="white"))
         self.figure, self.canvas = self.blit.figure, self.blit.canvas
         build_parts(self, self.figure)
         if self.VIEW_CONTROLS:
             self._keep_flat_panels()
         self._move_artists()                            # lay out what the first scene shows
-        # labels inside, panels apart (a phone's legends under their plots: narrow_layout)
-        fit_wide_layout(self.figure, self.canvas, legends_below=not narrow)
-        if narrow:
-            self.blit.narrow_panels = narrow_layout(self.figure, self.canvas)
-
-        self.view = JupyterView(self)
-        self.widget, self.image, self.readout = self.view.widget, self.view.image, self.view.readout
-        self.update()
+        cls = type(self)
+        key = (f"{cls.__module__}:{cls.__qualname__}", narrow)
+        with (layout_tape(key, self.figure) if tape else contextlib.nullcontext("measured")) as how:
+            # a phone's legends go under their plots in narrow_layout
+            fit_wide_layout(self.figure, self.canvas, legends_below=not narrow)
+            if narrow:
+                self.blit.narrow_panels = narrow_layout(self.figure, self.canvas)
+        #: how the layout was made: "measured", "replayed" (live mode) or "recorded" (the build)
+        self.layout = how
 
     # ------------------------------------------------------------------ subclass hooks
     def _setup(self, fig: Figure) -> None:

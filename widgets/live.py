@@ -143,9 +143,40 @@ def install_fitted(source: str) -> int:
     return len(rows)
 
 
+def install_layouts(folder: str) -> int:
+    """Replay the layouts the book's build recorded (``widgets._narrow`` ``export_layouts``;
+    tools/live_packages.py writes them beside the packages, one file per module in
+    ``folder``): each experiment's first picture, wide or narrow, in English or Chinese, is
+    laid out without measuring its text (70-490 ms of building it in Pyodide), and gets the
+    build's layout, the one of the book's frames.  A figure that differs from the recorded one
+    is measured as before.  With the experiments loaded lazily (:func:`install_lazy_widgets`)
+    a module's file is read when the module is first imported (``_experiment_class``).
+    Returns how many files there are (0 without the folder)."""
+    if not isinstance(folder, (str, os.PathLike)) or not isinstance(os.fspath(folder), str):
+        raise ValueError(f"folder: expected the layouts' folder (a path), got {folder!r:.60}")
+    folder = os.fspath(folder)
+    if not os.path.isdir(folder):
+        return 0
+    files = {f[:-5]: os.path.join(folder, f) for f in sorted(os.listdir(folder)) if f.endswith(".json")}
+    if _LAZY["classes"]:
+        _LAZY["layouts"].update(files)
+    else:
+        for path in files.values():
+            _load_layouts(path)
+    return len(files)
+
+
+def _load_layouts(path: str) -> int:
+    from widgets._narrow import load_layouts
+
+    with open(path, encoding="utf-8") as f:
+        return load_layouts(json.load(f))
+
+
 #: live mode's lazy experiments (:func:`install_lazy_widgets`): registry name -> "module:Class",
-#: data files by module, axis fits by module (:func:`install_fitted`), modules done
-_LAZY: dict = {"classes": {}, "data": {}, "fitted": {}, "done": set()}
+#: data files by module, axis fits by module (:func:`install_fitted`), layouts' files by module
+#: (:func:`install_layouts`), modules done
+_LAZY: dict = {"classes": {}, "data": {}, "fitted": {}, "layouts": {}, "done": set()}
 
 
 def install_lazy_widgets(source: str) -> bool:
@@ -214,6 +245,8 @@ def _experiment_class(name: str):
             from widgets import limits
 
             limits.load_fitted(rows)
+        if module_name in _LAZY["layouts"]:
+            _load_layouts(_LAZY["layouts"].pop(module_name))
     return getattr(module, qualname)
 
 
@@ -325,7 +358,8 @@ class Live:
         control values of ``values_json``, drawn at ``scale`` device pixels per CSS pixel (the
         page's devicePixelRatio: a 2x screen gets a figure drawn at twice the dpi, the same
         layout, shown at the same CSS size); return JSON ``{handle, title, width, height,
-        scale, narrow, controls, values, frame}`` (width and height in device pixels; ``frame``:
+        scale, narrow, layout, controls, values, frame}`` (width and height in device pixels;
+        ``layout``: "replayed" from the build's tape or "measured", :func:`install_layouts`; ``frame``:
         what :meth:`update` returns, for the picture now drawn).  The experiment is built at its
         defaults (its layout and axis fits are those of the book's frames) and then set."""
         cls = _experiment_class(name)
@@ -341,19 +375,15 @@ class Live:
         # the values are checked before anything is built or registered
         values = _clean(cls, _json_object(values_json or "{}"))
         cls._checked_values(values)
-        exp = cls(narrow=narrow)
-        if scale != 1.0:                  # same layout (figure fractions, points), more pixels
-            exp.set_scale(scale)
-            exp.update(live=False)
+        # laid out at the defaults, drawn once: at the values, at scale (same layout, more px)
+        exp = cls._for_live(narrow, values, scale)
         handle = self._next
         self._next += 1
         self._experiments[handle] = exp
-        now = exp.values()
-        if any(now.get(k, _MISSING) != v for k, v in values.items()):   # else drawn already
-            exp._set(values, live=False)
         w, h = exp.canvas.get_width_height()
         return json.dumps({"handle": handle, "title": exp.title, "width": w, "height": h,
-                           "scale": scale, "narrow": exp.narrow, "controls": control_specs(cls),
+                           "scale": scale, "narrow": exp.narrow, "layout": exp.layout,
+                           "controls": control_specs(cls),
                            "values": {k: _plain_option(v) for k, v in exp.values().items()},
                            "frame": self._report(handle)})
 

@@ -393,6 +393,8 @@
     this.canvas.height = info.height;
     this.canvas.style.width = (info.width / this.scale) + "px";
     this.canvas.setAttribute("data-sb-layout", this.narrow ? "narrow" : "wide");
+    // "replayed": laid out from the build's recorded measurements, "measured": here (tests)
+    this.canvas.setAttribute("data-sb-fit", info.layout || "");
   };
 
   // After a resize across the threshold: the same experiment, same values, other layout.

@@ -52,6 +52,7 @@ var BOOT = [
     "_m.install_lazy_widgets('/home/pyodide/sb/experiments.json')",   // the page's experiments only
     "import widgets.experiment",
     "_m.install_fitted('/home/pyodide/sb/fitted_limits.json')",
+    "_m.install_layouts('/home/pyodide/sb/layouts')",
     "_m.LIVE"]]
 ];
 
