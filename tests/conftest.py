@@ -73,4 +73,4 @@ def pytest_report_header(config):
     if os.environ.get(LAYOUTS_ENV):
         lines.append(f"spatialbook: experiments at their defaults replay the layouts of "
                      f"{os.environ[LAYOUTS_ENV]} (live mode's)")
-    return lines
+    return "\n".join(lines) or None

@@ -31,6 +31,7 @@ import textwrap
 
 import numpy as np
 from matplotlib.axes import Axes
+from matplotlib.axis import Axis
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 from matplotlib.transforms import Bbox
@@ -263,8 +264,26 @@ def _join_thin(groups: list[list], thin: float) -> list[list]:
     return [g[0] for g in joined]
 
 
+def _texts_but_tick_labels(fig: Figure) -> list:
+    """Every text of ``fig`` (``fig.findobj(Text)``) but its tick labels, without making the
+    ticks: ``findobj`` asks each axis for its children, which makes a tick for every tick
+    location (about 5 ms a tick under Pyodide, made again when drawn after the axes changed)."""
+    out, todo = [], [fig]
+    while todo:
+        artist = todo.pop()
+        if isinstance(artist, Text):
+            out.append(artist)
+        if isinstance(artist, Axis):
+            todo += [artist.label, artist.offsetText]
+        else:
+            todo += artist.get_children()
+    return out
+
+
 def enlarge_text(fig: Figure, min_font: float) -> None:
-    for text in fig.findobj(Text):
+    """Every text of ``fig`` at least ``min_font`` points: tick labels through ``tick_params``
+    (the ticks made later too), judged by an axis's first tick label."""
+    for text in _texts_but_tick_labels(fig):
         if text.get_fontsize() < min_font:
             text.set_fontsize(min_font)
     for ax in fig.axes:
@@ -272,8 +291,9 @@ def enlarge_text(fig: Figure, min_font: float) -> None:
             axis = getattr(ax, f"{name}axis", None)
             if axis is None:
                 continue
-            ticks = axis.get_major_ticks()
-            if not ticks or ticks[0].label1.get_fontsize() < min_font:
+            # an axis with no tick now: its labels set for the ticks it may get later
+            if (not len(axis.get_majorticklocs())
+                    or axis.majorTicks[0].label1.get_fontsize() < min_font):
                 ax.tick_params(axis=name, which="both", labelsize=min_font)
 
 

@@ -360,8 +360,9 @@ class Live:
         layout, shown at the same CSS size); return JSON ``{handle, title, width, height,
         scale, narrow, layout, controls, values, frame}`` (width and height in device pixels;
         ``layout``: "replayed" from the build's tape or "measured", :func:`install_layouts`; ``frame``:
-        what :meth:`update` returns, for the picture now drawn).  The experiment is built at its
-        defaults (its layout and axis fits are those of the book's frames) and then set."""
+        what :meth:`update` returns, for the picture now drawn).  The experiment is laid out at
+        its defaults (its layout and axis fits are those of the book's frames) and first drawn
+        at the values (``Experiment._for_live``)."""
         cls = _experiment_class(name)
         from widgets.controls import _real, _shown
 
