@@ -190,9 +190,21 @@ def load(path: Path = CATALOGUE) -> tuple[dict[str, str], dict[str, set], dict[s
             continue
         entries[m.id] = m.string if not m.fuzzy else ""
         fuzzy[m.id] = m.fuzzy
-        tags[m.id] = {t for c in m.auto_comments for t in c.removeprefix("used by: ").split(", ")
-                      if c.startswith("used by: ")}
+        tags[m.id] = used_by(m.auto_comments)
     return entries, tags, fuzzy
+
+
+def used_by(comments: list[str]) -> set[str]:
+    """The tags of a message's "used by: a, b, ..." comment, written as one line and read back
+    as the lines the .po writer wrapped it into (a long list continues on the next comments).
+
+    >>> sorted(used_by(["used by: bifold_door, figure, newton_euler,", "power_split, probes"]))
+    ['bifold_door', 'figure', 'newton_euler', 'power_split', 'probes']
+    """
+    text = " ".join(c.strip() for c in comments)
+    if "used by: " not in text:
+        return set()
+    return {t for t in re.split(r"[,\s]+", text.split("used by: ", 1)[1]) if t}
 
 
 def catalogue(path: Path = CATALOGUE) -> Catalogue:

@@ -73,3 +73,36 @@ def test_site_check_finds_a_chinese_page_with_the_english_frames(tmp_path):
     (tmp_path / "zh" / "chapters" / "ch.html").write_text(f"<html><body>{zh}</body></html>",
                                                           encoding="utf-8")
     assert zh_edition.figure_problems(tmp_path) == []
+
+
+def test_a_chinese_page_with_one_experiment_translates_its_whole_figure():
+    """Live mode on a Chinese page translates the figure with the page's table: the figure
+    strings tagged with the page's experiments (tools/zh_strings.py ``live_strings``; for a page
+    with one experiment that is ``figure_table(experiment=...)``).  So every string an experiment
+    draws must carry its tag, also when the catalogue's "used by" list is long enough for the
+    .po writer to wrap it (it was read as its first line: "hinge O" lost power_split, probes,
+    spatial_inertia and velocity_field, and their live figures on Chinese pages said "hinge O"
+    in English).  Each experiment, wide and narrow, at its defaults and at each end of its
+    main control."""
+    from widgets import EXPERIMENTS
+    from widgets.figure_text import english_texts, language
+
+    problems = []
+    for name, cls in sorted(EXPERIMENTS.items()):
+        with language(figure_table(experiment=name)):
+            for narrow in (False, True):
+                exp = cls(narrow=narrow)
+                try:
+                    spec = {c.name: c for c in cls.CONTROLS}[exp.main_control]
+                    ends = [spec.options[0], spec.options[-1]] if hasattr(spec, "options") \
+                        else [spec.min, spec.max]
+                    for value in [None, *ends]:
+                        if value is not None:
+                            exp.set(**{exp.main_control: value})
+                        left = english_texts(exp.figure)
+                        if left:
+                            problems.append(f"{name} ({'narrow' if narrow else 'wide'}, "
+                                            f"{exp.main_control}={value}): {left}")
+                finally:
+                    exp.close()
+    assert not problems, "\n".join(problems)
