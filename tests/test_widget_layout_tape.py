@@ -164,3 +164,25 @@ def test_live_mode_reads_each_module_s_layouts_when_it_first_builds_one(tmp_path
     info = json.loads(LIVE.create(name, False))
     LIVE.close(info["handle"])
     assert info["layout"] == "replayed" and len(no_layouts) == 1
+
+
+@pytest.mark.parametrize("name", sorted(EXPERIMENTS))
+def test_the_chinese_tape_serves_every_page_that_shows_the_experiment(name, no_layouts):
+    """The build records a Chinese layout with the experiment's own figure strings (a page
+    showing it alone); a page with two experiments translates with both's strings.  Either way
+    the figure must be the recorded one (the same ``layout_signature``), or live mode measures
+    its layout again there: checked against the whole catalogue's table, which holds every page's."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
+    from zh_strings import figure_table
+
+    signatures = []
+    for table in (figure_table(experiment=name), chinese_table()):
+        no_layouts.clear()
+        with _narrow.recording_layouts():
+            _built(name, False, table)
+        (key, _), = no_layouts.items()
+        signatures.append(key[2])
+    assert signatures[0] == signatures[1]
