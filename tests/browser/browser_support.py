@@ -213,32 +213,40 @@ class JupyterLab:
             path = settings_dir / rel
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(value))
-        port = _free_port()
         jupyter = Path(sys.executable).with_name("jupyter-lab")
-        cmd = [str(jupyter) if jupyter.exists() else "jupyter-lab", "--no-browser",
-               "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
-               "--IdentityProvider.token=", "--ServerApp.password=",
-               "--ServerApp.disable_check_xsrf=True", "--LabApp.extension_manager=readonly",
-               f"--ServerApp.root_dir={self.work}", f"--LabApp.user_settings_dir={settings_dir}",
-               f"--LabApp.workspaces_dir={self.tmp / 'workspaces'}", "--LabApp.news_url=",
-               "--ServerApp.open_browser=False", "--LabApp.expose_app_in_browser=True"]
-        if hasattr(os, "geteuid") and os.geteuid() == 0:
-            cmd.append("--allow-root")
-        self.log_path = self.tmp / "lab.log"
-        self.log = open(self.log_path, "w")
-        self.proc = subprocess.Popen(cmd, cwd=self.work, env=lab_env(self.tmp),
-                                     stdout=self.log, stderr=subprocess.STDOUT)
-        self.base = f"http://127.0.0.1:{port}"
-        deadline = time.time() + 90
-        while True:
-            try:
-                lab_get(f"{self.base}/api/status")
-                return self.base
-            except OSError:
-                if self.proc.poll() is not None or time.time() > deadline:
-                    self.__exit__(None, None, None)
-                    raise RuntimeError("JupyterLab did not start:\n" + self.log_path.read_text()[-3000:])
-                time.sleep(0.5)
+        # the free port is chosen here and taken by the server a second later; another
+        # process may take it in between (make test runs three lanes of browsers and servers:
+        # seen once, "port 41663 is not available"), so a server that found its port taken
+        # is started again on another one
+        for attempt in range(3):
+            port = _free_port()
+            cmd = [str(jupyter) if jupyter.exists() else "jupyter-lab", "--no-browser",
+                   "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
+                   "--IdentityProvider.token=", "--ServerApp.password=",
+                   "--ServerApp.disable_check_xsrf=True", "--LabApp.extension_manager=readonly",
+                   f"--ServerApp.root_dir={self.work}", f"--LabApp.user_settings_dir={settings_dir}",
+                   f"--LabApp.workspaces_dir={self.tmp / 'workspaces'}", "--LabApp.news_url=",
+                   "--ServerApp.open_browser=False", "--LabApp.expose_app_in_browser=True"]
+            if hasattr(os, "geteuid") and os.geteuid() == 0:
+                cmd.append("--allow-root")
+            self.log_path = self.tmp / "lab.log"
+            self.log = open(self.log_path, "w")
+            self.proc = subprocess.Popen(cmd, cwd=self.work, env=lab_env(self.tmp),
+                                         stdout=self.log, stderr=subprocess.STDOUT)
+            self.base = f"http://127.0.0.1:{port}"
+            deadline = time.time() + 90
+            while True:
+                try:
+                    lab_get(f"{self.base}/api/status")
+                    return self.base
+                except OSError:
+                    if self.proc.poll() is not None or time.time() > deadline:
+                        break
+                    time.sleep(0.5)
+            self.__exit__(None, None, None)
+            log = self.log_path.read_text()
+            if f"port {port} is not available" not in log or attempt == 2:
+                raise RuntimeError("JupyterLab did not start:\n" + log[-3000:])
 
     def __exit__(self, *exc) -> None:
         import subprocess
