@@ -5,8 +5,9 @@ tree (``*.py`` only, with their bytecode when a Python 3.12 compiler is found:
 ``tools/live_compile.py``), the robot description files of ``book/models/`` as package data
 of ``widgets`` (``widgets/robot_files/``, read by ``widgets.robots.robot_file``), matplotlib's
 prebuilt font list (less the fonts the site archive leaves out), every experiment's axis
-fits at its defaults (:data:`FITTED`) and its layout's measurements (:data:`LAYOUTS`), where each experiment's class is (:data:`REGISTRY`: a
-page imports only its own experiments' modules) and E12's integration (:data:`BIPED`).  Pyodide unpacks it on first use.  ``PACKAGES`` and
+fits at its defaults (:data:`FITTED`) and its layout's measurements (:data:`LAYOUTS`), where
+each experiment's class is (:data:`REGISTRY`: a page imports only its own experiments'
+modules) and E12's integration (:data:`BIPED`).  Pyodide unpacks it on first use.  ``PACKAGES`` and
 ``robot_files`` also key the 2x frames' cache (``tools/live_frames.py``): a frame depends on
 the code that draws it.
 """
@@ -111,7 +112,8 @@ def layouts() -> list:
 
 def packages_zip(dest: Path, fontlist: Path) -> Path:
     """The project's packages (``*.py`` only), the font list (less the fonts the site archive
-    leaves out) and the experiments' axis fits at their defaults (:data:`FITTED`), as a zip."""
+    leaves out), the experiments' layouts (:data:`LAYOUTS`) and axis fits at their defaults
+    (:data:`FITTED`), as a zip."""
     import subprocess
 
     from live_archives import kept_fonts, zip_put    # the fonts the site archive holds

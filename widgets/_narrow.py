@@ -80,6 +80,8 @@ class LayoutTapeMismatch(Exception):
 _LAYOUTS: dict[tuple, list] = {}
 #: the tape running now: {"mode": "record" | "replay", "rows": [...], "at": next row}
 _TAPE: dict = {"mode": None, "rows": [], "at": 0}
+#: on inside :func:`recording_layouts`: each layout without a tape records one
+_RECORDING = {"on": False}
 
 
 def _measured(tag: tuple, measure):
@@ -157,9 +159,6 @@ def layout_tape(key: tuple, fig: Figure):
             _LAYOUTS[full] = _TAPE["rows"]
     finally:
         _TAPE.update(mode=None, rows=[], at=0)
-
-
-_RECORDING = {"on": False}
 
 
 @contextlib.contextmanager
