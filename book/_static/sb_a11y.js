@@ -1,16 +1,16 @@
 // Keyboard access to scrolled regions (axe's "scrollable-region-focusable"): a code block, a
 // cell's output or a table wider or taller than its box gets tabindex 0, any other -1, as
 // pydata-sphinx-theme's own script does, on load, after a resize and after the article changes
-// (MathJax's typesetting), each 300 ms after the last.  The theme's script measured every such
-// element of the page in one task; with a chapter's far sections skipped by the browser while
-// the math is typeset (tools/sb_math.js, spatialbook.css's content-visibility) each
-// measurement there lays its section out (50-90 ms for one of ch12's), and that task took
-// 100-116 ms on ch11 (issue 33: no long task beside live mode's start).
+// (a block laid out again), each 300 ms after the last.  The theme's script measured every
+// such element of the page in one task; with a chapter's far blocks skipped by the browser
+// while the page settles (tools/sb_settle.js, spatialbook.css's content-visibility) each
+// measurement there lays its block out, and that task took 100-116 ms on ch11 (issue 33: no
+// long task beside live mode's start).
 // tools/sb_offline_assets.py therefore hands the theme's measuring to ``window.sbScrollables``
 // below, which measures a few milliseconds at a time and only what the browser has laid out:
 // an element in a skipped section gets tabindex 0 (the keyboard reaches it, and focusing it
-// brings its section on screen) until the math is typeset ("sb:typeset", every section laid
-// out again) and everything is measured.
+// brings it on screen) until the page has settled ("sb:settled", every block laid out again)
+// and everything is measured.
 (function () {
   var SELECTOR = ["pre", ".nboutput > .output_area", ".cell_output > .output",
                   ".jp-RenderedHTMLCommon", ".pst-scrollable-table-container"].join(", ");
@@ -68,7 +68,7 @@
     if (main && window.MutationObserver) {
       new MutationObserver(later).observe(main, { subtree: true, childList: true });
     }
-    document.addEventListener("sb:typeset", later);   // tools/sb_math.js: all laid out again
+    document.addEventListener("sb:settled", later);   // tools/sb_settle.js: all laid out again
     return measure();
   };
   // a promise resolved once no measuring is under way or waiting: for the tests

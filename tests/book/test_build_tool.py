@@ -50,7 +50,8 @@ def make_book(tmp: Path, intro: str = INTRO, extra: str = "") -> Path:
     config = yaml.safe_load((ROOT / "jupyter_book.yml").read_text(encoding="utf-8"))
     for name in config["sphinx"].get("local_extensions", {}):   # sb_offline_assets, sb_eval, ...
         shutil.copy(ROOT / "tools" / f"{name}.py", tmp / "tools")
-    for name in ("sb_math.js",):          # files the extensions read beside themselves
+    # files the extensions read or import beside themselves (the math typeset with Node.js)
+    for name in ("sb_settle.js", "sb_math_render.js", "live_compile.py", "pyodide_dist.py"):
         shutil.copy(ROOT / "tools" / name, tmp / "tools")
     shutil.copy(ROOT / "jupyter_book.yml", tmp)
     book = tmp / "book"
@@ -92,13 +93,16 @@ def test_good_book_builds_offline_renders_evals_and_allow_missing_skips(tmp_path
     page = (html / "intro.html").read_text(encoding="utf-8")
     assert 'id="equation-eq-test-field"' in page and "(1)" in page
     assert build_book.offline_problems(html) == []
-    assert "../mathjax/tex-chtml.js" in page
+    # the math arrives typeset, with MathML for screen readers, its fonts from the site
+    assert page.count("<mjx-container") >= 1 and "<mjx-assistive-mml" in page
+    assert "tex-chtml" not in page and "window.MathJax" not in page
+    assert 'url("mathjax/output/chtml/fonts/woff-v2/' in page
     assert "unpkg" not in page and "jsdelivr" not in page and "cdnjs" not in page
     chapter = (html / "chapters" / "ch.html").read_text(encoding="utf-8")
     assert '<span class="pasted-text">0.35</span> m/s' in chapter
 
 
-#: one book, five planted faults: each must fail the build with its own message (the build runs
+#: one book, six planted faults: each must fail the build with its own message (the build runs
 #: with --keep-going, so one fault cannot hide another; one build instead of five, issue 34)
 FAULTS = {
     "a toc entry without a file": "reference to nonexisting document 'chapters/not_written_yet'",
@@ -108,11 +112,15 @@ FAULTS = {
     "an {eval} whose stored result is for other prose":
         "stale.ipynb:10004: WARNING: {eval}`N(\"k\", \".2f\")`: the stored result 1 of cell 0 is for "
         "'N(\"k\", \".3f\")'",
+    "a formula MathJax cannot typeset":
+        "intro.html: MathJax cannot typeset '\\\\undefinedmacro x': Undefined control sequence "
+        "\\undefinedmacro",
 }
 
 
 def test_each_planted_fault_fails_the_build_with_its_message(tmp_path, capfd):
-    intro = INTRO + "\nSee {eq}`eq-test-does-not-exist`.\n\nA {term}`wrench <Wrench>`.\n"
+    intro = (INTRO + "\nSee {eq}`eq-test-does-not-exist`.\n\nA {term}`wrench <Wrench>`.\n"
+             "\nA slip: {math}`\\undefinedmacro x`.\n")
     root = make_book(tmp_path, intro=intro, extra="  - file: chapters/not_written_yet\n"
                      "  - file: chapters/missing\n  - file: chapters/stale\n")
     _add_chapters(root, {"missing": None, "stale": 'N("k", ".3f")'})

@@ -124,9 +124,10 @@ def test_both_editions_reordered_evals_note_and_switch(two_editions):
     assert re.search(r'class="[^"]*sb-lang-switch[^"]*" href="../zh/chapters/tiny.html" hreflang="zh-CN"', en)
     assert re.search(r'class="[^"]*sb-lang-switch[^"]*" href="../../chapters/tiny.html" hreflang="en"', zh)
     assert '<link rel="alternate" hreflang="zh-CN" href="../zh/chapters/tiny.html">' in en
-    # shared files: MathJax from the English site, none copied
+    # shared files: the math fonts from the English site, none copied; the math typeset
     zh_intro = (html / "zh" / "intro.html").read_text(encoding="utf-8")     # it has math
-    assert "_static/../../mathjax/tex-chtml.js" in zh_intro and not (html / "zh" / "mathjax").exists()
+    assert 'url("../mathjax/output/chtml/fonts/woff-v2/' in zh_intro
+    assert "<mjx-container" in zh_intro and not (html / "zh" / "mathjax").exists()
     # a page without a catalogue is all English: it says so too
     assert "本页的中文翻译尚在进行中" in (html / "zh" / "glossary.html").read_text(encoding="utf-8")
 

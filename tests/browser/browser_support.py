@@ -88,7 +88,7 @@ class ConsoleLog:
     left out.  An image or a font that the browser itself gives up within a page's life is
     left out too: a frame player that moves on to the next frame, or a resize to the phone's
     frames, cancels the picture it no longer shows, and MathJax's web fonts can still be
-    loading (typesetting goes on in slices after the load event) when the test's navigation
+    loading (a block laid out after the load event asks for its own) when the test's navigation
     is already under way, their "request" event seen after the new generation began.  A
     picture the page needs and lacks is caught where it matters (the players' checks ask for
     ``naturalWidth > 0``); a script's, a stylesheet's, a fetch's or a document's abort within

@@ -132,12 +132,17 @@ def start_live(page, site_url: str, rel: str, name: str, index: int = 0, phone: 
     return click_live(page, rel, name, index), requests
 
 
-def click_live(page, rel: str, name: str, index: int = 0):
+def click_live(page, rel: str, name: str, index: int = 0, at_once: bool = False):
     """Click the Run live button of ``name`` (its ``index``-th) on the open page; return the
-    panel once live mode has started and drawn."""
+    panel once live mode has started and drawn.  ``at_once``: scrolled to and clicked by a
+    script in one task, without Playwright's wait for the button to stand still (which waits
+    for the page to settle: tools/sb_settle.js lays out the blocks above it)."""
     button = page.locator(f'.sb-live-button[data-sb-experiment="{name}"]').nth(index)
-    button.scroll_into_view_if_needed()
-    button.click()
+    if at_once:
+        button.evaluate("(b) => { b.scrollIntoView({block: 'center'}); b.click(); }")
+    else:
+        button.scroll_into_view_if_needed()
+        button.click()
     player = button.locator("xpath=ancestor::div[contains(@class,'sb-frame-player')]")
     page.wait_for_function("(p) => p.getAttribute('data-sb-live')", arg=player.element_handle(),
                            timeout=START_TIMEOUT_MS)
@@ -385,8 +390,8 @@ def test_experiment_live(open_pages, site_url, name):
     if spec is None:
         problems.append("the frame player records no settings (stale chapter outputs?)")
     else:
-        # (its text, not innerText: the player may sit in a section the browser skips while
-        # the math is typeset, tools/sb_math.js, where innerText is empty)
+        # (its text, not innerText: the player may sit among blocks the browser skips while
+        # the page settles, tools/sb_settle.js, where innerText is empty)
         shown = float(player.locator(".sb-value").text_content())
         start[swept] = spec.options[round(shown)] if hasattr(spec, "options") else shown
         if close_enough(info["values"], start):
@@ -939,9 +944,10 @@ def test_warm_start_once_live_has_run(browser, tmp_path):
         # 3. the reader turns it off
         page.goto(f"{url}/{third}", wait_until="load")
         page.wait_for_function("() => window.sbLive && window.sbLive.warmState", timeout=START_TIMEOUT_MS)
-        # once the math is typeset (tools/sb_math.js): a formula typeset above the link moves it
-        # between the click's aim and the click (seen once in a full run: no click landed)
-        page.wait_for_function("() => !document.documentElement.classList.contains('sb-typesetting')",
+        # once the page has settled (tools/sb_settle.js): a block laid out above the link moves
+        # it between the click's aim and the click (seen once in a full run: no click landed)
+        page.wait_for_function("() => document.documentElement.classList.contains('sb-settled')"
+                               " || !document.documentElement.classList.contains('sb-settling')",
                                timeout=START_TIMEOUT_MS)
         page.locator(".sb-live-cold").first.click()
         after = page.evaluate("() => ({flag: localStorage.getItem('sb-live-warm'), worker: window.sbLive.worker,"
@@ -1065,15 +1071,24 @@ def test_first_live_frame_is_the_frame_on_screen(live_context, site_url, name, i
                                 f"screen ({swept} = {shown['value']}): it shows other settings")
 
 
-#: the page's math, watched from the moment live mode's start begins (sb_live.js sets
-#: ``window.sbLive.starting``) to its first live frame: the formulas far from the viewport
-#: (1500 px beyond it) and those in it not yet typeset then, and how many of the far ones were
-#: typeset and of the visible ones left by the time the first frame was drawn (a
-#: MutationObserver on the player sees that moment before the start's promise lets the
-#: typesetting go on)
-JS_MATH_WATCH = """() => {
-  window.__sbMath = null;
-  const done = (el) => !!el.querySelector('mjx-container');
+#: tools/sb_settle.js's blocks (the prose and math of a chapter's sections, which the browser
+#: lays out only near the screen until the script has laid out each), the same list as its own
+SETTLE_BLOCKS = ", ".join(f"article section > {b}" for b in
+                          ("p", "div.math", "ul", "ol", "dl", "blockquote", "table",
+                           "div.pst-scrollable-table-container", "details.dropdown",
+                           "div.dropdown"))
+
+#: the page's blocks, watched from the moment live mode's start begins (sb_live.js sets
+#: ``window.sbLive.starting``) to its first live frame: those far from the viewport (1500 px
+#: beyond it) and not laid out yet then, and how many of them were laid out by the time the
+#: first frame was drawn (a MutationObserver on the player sees that moment before the
+#: start's promise lets the script go on); and whether every block on screen at the click
+#: had its content drawn by then
+JS_SETTLE_WATCH = """() => {
+  window.__sbSettle = null;
+  const done = (el) => el.classList.contains('sb-shown');
+  const drawn = (el) => !el.firstElementChild
+    || el.firstElementChild.checkVisibility({contentVisibilityAuto: true});
   let waiting = [], player = null;
   // the moment live mode's start begins: sb_live.js sets window.sbLive.starting
   const onStart = () => {
@@ -1082,16 +1097,16 @@ JS_MATH_WATCH = """() => {
                           return r.top > h + 1500 || r.bottom < -1500; };
     const shown = (el) => { const r = el.getBoundingClientRect();
                             return r.bottom > 0 && r.top < h && r.width > 0; };
-    const all = [...document.querySelectorAll('.math')];
+    const all = [...document.querySelectorAll('""" + SETTLE_BLOCKS + """')];
     waiting = all.filter(el => far(el) && !done(el));
-    const visible = all.filter(el => shown(el) && !done(el));
-    window.__sbMath = {far: waiting.length, typesetWhileStarting: null,
-                       visible: visible.length, visibleLeft: null};
+    const visible = all.filter(shown);
+    window.__sbSettle = {far: waiting.length, shownWhileStarting: null,
+                         visible: visible.length, visibleUndrawn: null};
     new MutationObserver((_, obs) => {
       if (!player.getAttribute('data-sb-live')) { return; }
       obs.disconnect();
-      window.__sbMath.typesetWhileStarting = waiting.filter(done).length;
-      window.__sbMath.visibleLeft = visible.filter(el => !done(el)).length;
+      window.__sbSettle.shownWhileStarting = waiting.filter(done).length;
+      window.__sbSettle.visibleUndrawn = visible.filter(el => !drawn(el)).length;
     }).observe(player, {attributes: true, attributeFilter: ['data-sb-live']});
   };
   document.addEventListener('click', (e) => {
@@ -1106,69 +1121,67 @@ JS_MATH_WATCH = """() => {
       let starting = v.starting;
       Object.defineProperty(v, 'starting', { configurable: true, enumerable: true,
         get: () => starting,
-        set: (p) => { if (p && !window.__sbMath && player) { onStart(); } starting = p; } });
+        set: (p) => { if (p && !window.__sbSettle && player) { onStart(); } starting = p; } });
     } });
 }"""
 
-#: the page of test_math_far_off_screen_waits_for_the_start: the most formulas
-MATH_EXPERIMENT = "bifold_door" if "bifold_door" in PAGES else (sorted(PAGES) or [""])[0]
+#: the page of test_far_blocks_wait_for_the_start: the most formulas
+SETTLE_EXPERIMENT = "bifold_door" if "bifold_door" in PAGES else (sorted(PAGES) or [""])[0]
 
 
-def test_math_far_off_screen_waits_for_the_start(live_context, site_url):
-    """Issue 33: a click on Run live while the page is still typesetting its math (ch11: 527
-    formulas, about 3 s of typesetting) leaves the formulas far from the viewport for after
-    the first live frame (tools/sb_math.js waits for ``window.sbLive.starting``), so that the
-    page's main thread does not take a core from the worker's start, while those on screen
-    are typeset meanwhile, nor while the reader moves a control (``sbLive.busyUntil``); every
-    formula is typeset in the end, and the start's promise is gone.  (The click's own script is not held up by the typesetting either: with
-    scheduler.yield between slices it ran only after the last one.)"""
-    name = MATH_EXPERIMENT
+def test_far_blocks_wait_for_the_start(live_context, site_url):
+    """Issue 33: a click on Run live while the page is still settling (ch11: its 527 formulas
+    arrive typeset, and tools/sb_settle.js lays out the blocks the browser left, a few
+    milliseconds of them a task) leaves the blocks far from the viewport for after the first
+    live frame (the script waits for ``window.sbLive.starting``), so that the page's main
+    thread does not take a core from the worker's start, nor while the reader moves a control
+    (``sbLive.busyUntil``); what is on screen is drawn meanwhile, every block is laid out in
+    the end, and the start's promise is gone."""
+    name = SETTLE_EXPERIMENT
     if not name:
         pytest.skip("no experiment is shown in this build")
     with cached_page(live_context, cold=True) as page:
         log = ConsoleLog(page)
-        page.add_init_script(f"({JS_MATH_WATCH})()")
-        # clicked as soon as the page is parsed, before its load event (which waits for the
-        # fonts the typesetting asks for: by then the math is mostly typeset)
+        page.add_init_script(f"({JS_SETTLE_WATCH})()")
+        # a phone's main thread (a quarter of this machine's core): here the page settles in
+        # 0.2-0.5 s after it is parsed, before a click can come
+        page.context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": 4})
+        # clicked as soon as the page is parsed, before its load event
         page.goto(f"{site_url}/{PAGES[name]}", wait_until="domcontentloaded")
-        root = click_live(page, PAGES[name], name)
-        watched = page.evaluate("() => window.__sbMath")
-        # a reader moving a slider for 1.5 s (a change every 100 ms): after the slice in hand,
-        # the far math waits until the slider has been still for a while
+        root = click_live(page, PAGES[name], name, at_once=True)
+        watched = page.evaluate("() => window.__sbSettle")
+        # a reader moving a slider for 1.5 s (a change every 100 ms): after the task in hand,
+        # the far blocks wait until the slider has been still for a while
         moving = root.evaluate("""(live) => new Promise((done) => {
           const r = live.querySelector('input[type=range]');
-          const typeset = () => document.querySelectorAll('.math mjx-container').length;
+          const shown = () => document.querySelectorAll('.sb-shown').length;
           let k = 0, at300 = null;
           const step = () => {
             r.value = String(k % 2 ? r.min : r.max);
             r.dispatchEvent(new Event('input', {bubbles: true}));
             k += 1;
-            if (k === 3) { at300 = typeset(); }
-            if (k < 16) { setTimeout(step, 100); } else { done({at300, at1500: typeset()}); }
+            if (k === 3) { at300 = shown(); }
+            if (k < 16) { setTimeout(step, 100); } else { done({at300, at1500: shown()}); }
           };
           step();
         })""")
-        page.wait_for_function("() => window.MathJax && window.MathJax.startup && "
-                               "window.MathJax.startup.promise && (window.__sbAll = "
-                               "window.__sbAll || window.MathJax.startup.promise.then(() => 1)) "
-                               "&& window.__sbDone === undefined && (window.__sbAll.then(() => "
-                               "{ window.__sbDone = true; }), true)", timeout=60_000)
-        page.wait_for_function("() => window.__sbDone === true", timeout=60_000)
-        left = page.evaluate("() => [...document.querySelectorAll('.math')]"
-                             ".filter(el => !el.querySelector('mjx-container')).length")
+        page.wait_for_function("() => document.documentElement.classList.contains('sb-settled')",
+                               timeout=60_000)
+        left = page.evaluate(f"() => document.querySelectorAll({SETTLE_BLOCKS!r})"
+                             ".length - document.querySelectorAll('.sb-shown').length")
         starting = page.evaluate("() => window.sbLive.starting")
         errors = list(log.errors)
     assert not errors, errors
-    assert watched["far"] > 0, f"the page had typeset its far math before the click: {watched}"
-    assert watched["typesetWhileStarting"] == 0, (
-        f"{watched['typesetWhileStarting']} of the {watched['far']} formulas far off screen were "
-        "typeset while live mode started")
+    assert watched["far"] > 0, f"the page had laid out its far blocks before the click: {watched}"
+    assert watched["shownWhileStarting"] == 0, (
+        f"{watched['shownWhileStarting']} of the {watched['far']} blocks far off screen were "
+        "laid out while live mode started")
     assert moving["at1500"] == moving["at300"], (
-        f"{moving['at1500'] - moving['at300']} formulas were typeset while a slider moved")
-    assert watched["visibleLeft"] == 0, (
-        f"{watched['visibleLeft']} of the {watched['visible']} formulas on screen at the click "
-        "were still not typeset at the first live frame")
-    assert left == 0, f"{left} formulas were never typeset"
+        f"{moving['at1500'] - moving['at300']} blocks were laid out while a slider moved")
+    assert watched["visibleUndrawn"] == 0, (
+        f"{watched['visibleUndrawn']} of the {watched['visible']} blocks on screen at the click "
+        "were still not drawn at the first live frame")
+    assert left == 0, f"{left} blocks were never laid out"
     assert starting is None, starting
 
 

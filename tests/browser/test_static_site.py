@@ -1,8 +1,9 @@
 """The built book in a real browser with the network off (Chromium, headless, Playwright).
 
 For every built page, in one page load (``test_page``): it loads with no console error and no
-failed request, makes no non-loopback request (see conftest), the math is typeset by the site's
-own MathJax (mjx-container present, every math element typeset, no TeX error, no raw $$ left),
+failed request, makes no non-loopback request (see conftest), the math arrives typeset (the
+build's MathJax, tools/sb_offline_assets.py: every math element holds its mjx-container, no TeX
+error, no raw $$ left, no MathJax loaded in the browser),
 and every image is decoded (naturalWidth > 0); it names a favicon the site serves.  Every static
 experiment (frame player) has a labelled slider and a frame shown, its wide frames at least
 ``WIDE_MIN_SCALE`` of their size (1:1 at 1280 px: figure text >= 12 CSS px), and it changes its
@@ -65,18 +66,20 @@ def _ids(pages):
     return [p.removesuffix(".html") for p in pages]
 
 
+#: the page is whole: tools/sb_settle.js has laid out what it left to the browser (or the
+#: page has no math, and no such script)
+SETTLED_JS = ("() => !window.sbSettle || document.documentElement.classList.contains('sb-settled')"
+              " || !document.documentElement.classList.contains('sb-settling')")
+
+
 def load(page, site_url, rel):
     page.goto(f"{site_url}/{rel}", wait_until="load")
     if 'http-equiv="refresh"' in (SITE / rel).read_text(encoding="utf-8").lower():
         # a redirect page (index.html -> intro.html): wait for the target to load
         page.wait_for_url(lambda url: not url.endswith("/" + rel), timeout=15_000)
         page.wait_for_load_state("load")
-    # wait for MathJax to finish typesetting (if the page loads it)
-    page.wait_for_function(
-        "() => !window.MathJax || (window.MathJax.startup && window.MathJax.startup.promise"
-        " && (window.__sbTypeset = window.__sbTypeset || window.MathJax.startup.promise"
-        ".then(() => { window.__sbTypesetDone = true; })) && window.__sbTypesetDone === true)",
-        timeout=30_000)
+    # wait until the page is laid out whole (tools/sb_settle.js, on a page with math)
+    page.wait_for_function(SETTLED_JS, timeout=30_000)
 
 
 def test_site_is_built():
@@ -88,10 +91,14 @@ def check_rendering(page, rel) -> list[str]:
     info = page.evaluate("""() => ({
         math: document.querySelectorAll('div.math, span.math').length,
         mjx: document.querySelectorAll('mjx-container').length,
-        // math elements left untypeset (tools/sb_math.js typesets them in slices)
+        // math elements left untypeset (the build typesets every one)
         raw: Array.from(document.querySelectorAll('div.math, span.math'))
             .filter(e => !e.querySelector('mjx-container')).length,
         merror: document.querySelectorAll('mjx-merror, mjx-container [data-mjx-error]').length,
+        // MathJax in the browser: its global, or its script
+        mathjax: !!window.MathJax || !!document.querySelector('script[src*="tex-chtml"]'),
+        // every formula carries its MathML for screen readers
+        assistive: document.querySelectorAll('mjx-container > mjx-assistive-mml > math').length,
         text: document.body.innerText,
         images: Array.from(document.images).map(img => ({
             src: img.currentSrc.slice(0, 80), complete: img.complete, w: img.naturalWidth})),
@@ -103,6 +110,11 @@ def check_rendering(page, rel) -> list[str]:
         problems.append(f"{info['raw']} math elements not typeset")
     if info["merror"]:
         problems.append(f"{info['merror']} TeX errors")
+    if info["mathjax"]:
+        problems.append("MathJax is loaded in the browser (the build typesets the math)")
+    if info["assistive"] != info["mjx"]:
+        problems.append(f"{info['mjx'] - info['assistive']} of {info['mjx']} formulas have no "
+                        "MathML for screen readers")
     if "$$" in info["text"]:
         problems.append("raw $$ left in the page")
     if "\\begin{" in info["text"]:
@@ -113,19 +125,31 @@ def check_rendering(page, rel) -> list[str]:
     return problems
 
 
+#: tools/sb_settle.js's blocks: the prose and math of a chapter's sections, which the browser
+#: lays out only near the screen until the script has laid out each (its list and
+#: spatialbook.css's rule)
+SETTLE_BLOCKS = ", ".join(f"article section > {b}" for b in
+                          ("p", "div.math", "ul", "ol", "dl", "blockquote", "table",
+                           "div.pst-scrollable-table-container", "details.dropdown",
+                           "div.dropdown"))
+
+
 #: book/_static/sb_a11y.js's verdicts (handed the theme's measuring by
-#: tools/sb_offline_assets.py), read once the math is typeset and the measuring has settled:
-#: every code block, output and table has tabindex 0 exactly when it scrolls, -1 otherwise;
-#: and tools/sb_math.js's skipping of far sections while it typesets: some were skipped at its
-#: start (html.sb-typesetting, spatialbook.css), none is at its end
+#: tools/sb_offline_assets.py), read once the page is laid out whole and the measuring has
+#: settled: every code block, output and table has tabindex 0 exactly when it scrolls, -1
+#: otherwise; and tools/sb_settle.js's skipping of far blocks: some were skipped when the page
+#: was first shown (html.sb-settling, spatialbook.css), none is at its end
 SCROLLABLES_JS = """async () => {
+  const SETTLE_BLOCKS = %s;
   if (!window.sbScrollables || !window.sbScrollables.settled) { return {handed: false}; }
   await window.sbScrollables.settled();
   const sel = ["pre", ".nboutput > .output_area", ".cell_output > .output",
                ".jp-RenderedHTMLCommon", ".pst-scrollable-table-container"].join(", ");
   const out = {handed: true, called: !!window.sbScrollables.called, n: 0, wrong: [],
-               math: window.sbMath || null, sections: 0, skipped: 0,
-               typesetting: document.documentElement.classList.contains("sb-typesetting")};
+               settle: window.sbSettle ? {skippedAtStart: window.sbSettle.skippedAtStart} : null,
+               blocks: 0, skipped: 0,
+               settling: document.documentElement.classList.contains("sb-settling")
+                         && !document.documentElement.classList.contains("sb-settled")};
   for (const el of document.querySelectorAll(sel)) {
     out.n++;
     const want = el.scrollWidth > el.clientWidth || el.scrollHeight > el.clientHeight ? 0 : -1;
@@ -133,31 +157,38 @@ SCROLLABLES_JS = """async () => {
       out.wrong.push(`${el.tagName}.${el.className}: tabindex ${el.tabIndex}, scrolls: ${want === 0}`);
     }
   }
-  for (const s of document.querySelectorAll("article section section")) {
-    out.sections++;
+  // tools/sb_settle.js's blocks hold none of the book's controls (a control in a skipped
+  // block would be missing from innerText and slow to reach)
+  out.controlsInBlocks = [...document.querySelectorAll(SETTLE_BLOCKS)].filter((b) =>
+      b.querySelector(".sb-frame-player, .sb-readout, .sb-answer-box, .sb-live-bar")).length;
+  for (const s of document.querySelectorAll("article section > *")) {
+    out.blocks++;
     const first = s.firstElementChild;
     if (first && !first.checkVisibility({contentVisibilityAuto: true})) { out.skipped++; }
   }
   return out;
-}"""
+}""" % json.dumps(SETTLE_BLOCKS)
 
 
 def check_scrollables(page, rel: str) -> list[str]:
     """Keyboard access to scrolled regions, the theme's measuring handed to the book's; a
-    chapter's far sections skipped while its math was typeset, and none left skipped after
+    chapter's far blocks skipped when it was first shown, and none left skipped after
     (:data:`SCROLLABLES_JS`)."""
     got = page.evaluate(SCROLLABLES_JS)
     if not got["handed"] or not got["called"]:
         return ["the theme's scrollable-region script was not handed to book/_static/sb_a11y.js "
                 f"(tools/sb_offline_assets.py): {got}"]
     problems = [f"scroll region: {w}" for w in got["wrong"][:5]]
-    if got["math"] is not None:
-        if got["typesetting"] or got["skipped"]:
-            problems.append(f"the math is typeset but {got['skipped']} of {got['sections']} "
-                            "sections are still skipped (tools/sb_math.js)")
-        if "chapters/" in rel and got["sections"] > 3 and not got["math"]["skippedAtStart"]:
-            problems.append(f"no section of {got['sections']} was skipped while the math was "
-                            "typeset (spatialbook.css's content-visibility)")
+    if got["controlsInBlocks"]:
+        problems.append(f"{got['controlsInBlocks']} of the blocks tools/sb_settle.js leaves to the "
+                        "browser hold a control (a player, readout, answer box or live bar)")
+    if got["settle"] is not None:
+        if got["settling"] or got["skipped"]:
+            problems.append(f"the page has settled but {got['skipped']} of {got['blocks']} "
+                            "blocks are still skipped (tools/sb_settle.js)")
+        if "chapters/" in rel and got["blocks"] > 30 and not got["settle"]["skippedAtStart"]:
+            problems.append(f"no block of {got['blocks']} was skipped when the page was first "
+                            "shown (spatialbook.css's content-visibility)")
     return problems
 
 

@@ -2,7 +2,7 @@
 ``file://`` and an unfinished page's note.
 
 test_static_site.py's ``test_page`` checks every finished Chinese page (``site_pages``) in its
-one load (issue 34): rendering, MathJax, console, favicon, axe with the page's
+one load (issue 34): rendering, math, console, favicon, axe with the page's
 ``lang="zh-CN"``; its players and answer boxes where their markup differs from the English
 page's; then on a phone (the loaded page resized to 390 px: marked ``zh-CN``, nothing wider than
 the screen, no visible text under 12 CSS px) and the header's switch, read in place, to the
