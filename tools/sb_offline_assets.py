@@ -101,8 +101,10 @@ def _math_at_build(app, pagename, templatename, context, doctree) -> None:
 INLINE_MATH = re.compile(r'(<span class="math notranslate nohighlight">)\\\((.*?)\\\)(</span>)', re.S)
 DISPLAY_MATH = re.compile(r'(<div class="math notranslate nohighlight"[^>]*>\s*'
                           r'(?:<span class="eqno">.*?</span>)?)\\\[(.*?)\\\](\s*</div>)', re.S)
+#: a math element whose content is not MathJax's output (raw TeX in any form)
 RAW_MATH = re.compile(r'class="math notranslate nohighlight"[^>]*>\s*(?:<span class="eqno">'
-                      r'.*?</span>)?\s*\\[(\[]', re.S)
+                      r'(?:(?!</span>).)*</span>\s*|(?!<span class="eqno">))(?!<mjx-container)\S',
+                      re.S)
 #: folders of the site that hold no book page
 NOT_PAGES = {"_static", "_sources", "_images", "mathjax", "lite", "_live", "_pyodide", "_sb_frames"}
 
@@ -118,11 +120,10 @@ def _node() -> str:
     return exe
 
 
-def typeset_pages(outdir: Path, mathjax_dir: Path, pages: list[Path] | None = None,
-                  node: str | None = None) -> tuple[int, int, list[str]]:
-    """Typeset the math of the written pages under ``outdir`` that still hold raw TeX (all of
-    them, or ``pages``), in place: each math element's TeX replaced by MathJax's CommonHTML
-    (``tools/sb_math_render.js``), the page's stylesheet inlined before ``</head>`` with its
+def typeset_pages(outdir: Path, mathjax_dir: Path) -> tuple[int, int, list[str]]:
+    """Typeset the math of the written pages under ``outdir`` that still hold raw TeX, in place:
+    each math element's TeX replaced by MathJax's CommonHTML (``tools/sb_math_render.js``; one
+    MathJax cannot typeset is left as it was, and reported), the page's stylesheet inlined before ``</head>`` with its
     font URLs relative to the page (``mathjax_dir``: the site's ``mathjax/`` folder).  Returns
     (pages, formulas, problems): a formula MathJax cannot typeset, or math left raw."""
     import html as html_lib
@@ -130,9 +131,8 @@ def typeset_pages(outdir: Path, mathjax_dir: Path, pages: list[Path] | None = No
     import os
     import subprocess
 
-    if pages is None:
-        pages = [p for p in sorted(outdir.rglob("*.html"))
-                 if not NOT_PAGES & set(p.relative_to(outdir).parts[:1])]
+    pages = [p for p in sorted(outdir.rglob("*.html"))
+             if not NOT_PAGES & set(p.relative_to(outdir).parts[:1])]
     todo = []
     for p in pages:
         text = p.read_text(encoding="utf-8")
@@ -141,7 +141,7 @@ def typeset_pages(outdir: Path, mathjax_dir: Path, pages: list[Path] | None = No
     if not todo:
         return 0, 0, []
     fonts = mathjax_dir / "output" / "chtml" / "fonts" / "woff-v2"
-    proc = subprocess.Popen([node or _node(), str(RENDER), str(mathjax_source().parent)],
+    proc = subprocess.Popen([_node(), str(RENDER), str(mathjax_source().parent)],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                             encoding="utf-8")
     problems, count = [], 0
@@ -164,10 +164,11 @@ def typeset_pages(outdir: Path, mathjax_dir: Path, pages: list[Path] | None = No
                 problems.append(f"{rel}: MathJax cannot typeset {tex!r:.200}: {message}")
             pieces, at = [], 0
             for (m, _), out in zip(found, answer["html"]):
-                pieces += [text[at:m.start()], m.group(1), out or m.group(0), m.group(3)]
+                pieces += [text[at:m.start()]] + ([m.group(1), out, m.group(3)] if out
+                                                  else [m.group(0)])
                 at = m.end()
             text = "".join(pieces) + text[at:]
-            if RAW_MATH.search(text):
+            if len(RAW_MATH.findall(text)) > len(answer["errors"]):     # beyond those reported
                 problems.append(f"{rel}: math left untypeset (a math element of another form)")
             style = f'<style id="MJX-CHTML-styles">\n{answer["css"]}</style>\n'
             text = text.replace("</head>", style + "</head>", 1)
