@@ -472,3 +472,17 @@ def open_lab(page, lab: str):
     page.wait_for_function("() => !!window.jupyterapp", timeout=90_000)
     page.evaluate("() => window.jupyterapp.restored.then(() => true)")
     return page
+
+
+#: tools/sb_settle.js's blocks: the prose and math of a chapter's sections, which the browser
+#: lays out only near the screen until the script has laid out each (the script's list and
+#: book/_static/spatialbook.css's rule name the same ones)
+SETTLE_BLOCKS = ", ".join(f"article section > {b}" for b in
+                          ("p", "div.math", "ul", "ol", "dl", "blockquote", "table",
+                           "div.pst-scrollable-table-container", "details.dropdown",
+                           "div.dropdown"))
+
+#: the page is whole: tools/sb_settle.js has laid out what it left to the browser, or did not
+#: leave anything (a page without math, or a visit that lands inside a chapter)
+SETTLED_JS = ("() => document.documentElement.classList.contains('sb-settled')"
+              " || !document.documentElement.classList.contains('sb-settling')")

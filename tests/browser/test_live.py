@@ -53,8 +53,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from browser_support import (CHROMIUM_ARGS, ROOT, SITE, ConsoleLog, NetworkGuard,  # noqa: E402
-                             cached_context, ensure_browser, is_local)
+from browser_support import (CHROMIUM_ARGS, ROOT, SETTLE_BLOCKS, SETTLED_JS, SITE,  # noqa: E402
+                             ConsoleLog, NetworkGuard, cached_context, ensure_browser, is_local)
 
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT))
@@ -946,9 +946,7 @@ def test_warm_start_once_live_has_run(browser, tmp_path):
         page.wait_for_function("() => window.sbLive && window.sbLive.warmState", timeout=START_TIMEOUT_MS)
         # once the page has settled (tools/sb_settle.js): a block laid out above the link moves
         # it between the click's aim and the click (seen once in a full run: no click landed)
-        page.wait_for_function("() => document.documentElement.classList.contains('sb-settled')"
-                               " || !document.documentElement.classList.contains('sb-settling')",
-                               timeout=START_TIMEOUT_MS)
+        page.wait_for_function(SETTLED_JS, timeout=START_TIMEOUT_MS)
         page.locator(".sb-live-cold").first.click()
         after = page.evaluate("() => ({flag: localStorage.getItem('sb-live-warm'), worker: window.sbLive.worker,"
                               " hint: document.querySelector('.sb-live-hint').textContent})")
@@ -1070,13 +1068,6 @@ def test_first_live_frame_is_the_frame_on_screen(live_context, site_url, name, i
     assert paints[0] == final, (f"the first live frame ({len(paints)} painted) is not the frame on "
                                 f"screen ({swept} = {shown['value']}): it shows other settings")
 
-
-#: tools/sb_settle.js's blocks (the prose and math of a chapter's sections, which the browser
-#: lays out only near the screen until the script has laid out each), the same list as its own
-SETTLE_BLOCKS = ", ".join(f"article section > {b}" for b in
-                          ("p", "div.math", "ul", "ol", "dl", "blockquote", "table",
-                           "div.pst-scrollable-table-container", "details.dropdown",
-                           "div.dropdown"))
 
 #: the page's blocks, watched from the moment live mode's start begins (sb_live.js sets
 #: ``window.sbLive.starting``) to its first live frame: those far from the viewport (1500 px

@@ -45,8 +45,8 @@ import struct
 
 import pytest
 
-from browser_support import (AXE_PREPARE_JS, FINISH_ANIMATIONS_JS, PHONE_MEASURE_JS, SITE,
-                             SWITCH_JS, site_pages)
+from browser_support import (AXE_PREPARE_JS, FINISH_ANIMATIONS_JS, PHONE_MEASURE_JS,
+                             SETTLE_BLOCKS, SETTLED_JS, SITE, SWITCH_JS, site_pages)
 
 from widgets.style import WIDE_MIN_SCALE
 
@@ -64,12 +64,6 @@ RIGHT = {"en": lambda text: text.startswith("Right"),
 
 def _ids(pages):
     return [p.removesuffix(".html") for p in pages]
-
-
-#: the page is whole: tools/sb_settle.js has laid out what it left to the browser (or the
-#: page has no math, and no such script)
-SETTLED_JS = ("() => !window.sbSettle || document.documentElement.classList.contains('sb-settled')"
-              " || !document.documentElement.classList.contains('sb-settling')")
 
 
 def load(page, site_url, rel):
@@ -123,15 +117,6 @@ def check_rendering(page, rel) -> list[str]:
         if not (img["complete"] and img["w"] > 0):
             problems.append(f"image not shown: {img}")
     return problems
-
-
-#: tools/sb_settle.js's blocks: the prose and math of a chapter's sections, which the browser
-#: lays out only near the screen until the script has laid out each (its list and
-#: spatialbook.css's rule)
-SETTLE_BLOCKS = ", ".join(f"article section > {b}" for b in
-                          ("p", "div.math", "ul", "ol", "dl", "blockquote", "table",
-                           "div.pst-scrollable-table-container", "details.dropdown",
-                           "div.dropdown"))
 
 
 #: book/_static/sb_a11y.js's verdicts (handed the theme's measuring by
