@@ -1097,17 +1097,20 @@ def _segments(points: np.ndarray, half_width: float) -> np.ndarray:
     return rows[np.isfinite(rows).all(axis=1)]
 
 
-def _room(q: np.ndarray, segments: np.ndarray) -> float:
-    """The least distance from the point ``q`` to the segments' edges (their distance less their
-    half width; rows as :func:`_segments` makes them), inf with none."""
+def _room(q: np.ndarray, segments: np.ndarray) -> np.ndarray:
+    """The least distance from each point of ``q`` (n, 2) to the segments' edges (their
+    distance less their half width; rows as :func:`_segments` makes them): (n,), inf with no
+    segments."""
+    q = np.asarray(q, float).reshape(-1, 2)
     if not len(segments):
-        return np.inf
+        return np.full(len(q), np.inf)
     a, b, w = segments[:, :2], segments[:, 2:4], segments[:, 4]
     ab = b - a
     L2 = np.einsum("ij,ij->i", ab, ab)
-    t = np.clip(np.einsum("ij,ij->i", q - a, ab) / np.where(L2 > 0, L2, 1.0), 0.0, 1.0)
-    d = q - a - t[:, None] * ab
-    return float(np.min(np.hypot(d[:, 0], d[:, 1]) - w))
+    qa = q[:, None, :] - a                                              # (n, segments, 2)
+    t = np.clip(np.einsum("nij,ij->ni", qa, ab) / np.where(L2 > 0, L2, 1.0), 0.0, 1.0)
+    d = qa - t[..., None] * ab
+    return np.min(np.hypot(d[..., 0], d[..., 1]) - w, axis=1)
 
 
 class Triad:
@@ -1146,6 +1149,7 @@ class Triad:
     #: a label's candidate directions from its arrow's tip, in degrees from the arrow (turned
     #: toward the first side that is clear): straight on first, then ever more across
     TURNS = (0.0, 30.0, -30.0, 60.0, -60.0, 90.0, -90.0, 120.0, -120.0, 150.0, -150.0, 180.0)
+    _COS, _SIN = np.cos(np.radians(TURNS)), np.sin(np.radians(TURNS))
     #: a label's reach from its centre (its letter on its card) and the clear gap it keeps from
     #: the arrows and the other labels: font sizes
     RADIUS, GAP = 0.75, 0.3
@@ -1213,19 +1217,18 @@ class Triad:
         d = d / n if n > 1e-9 else np.array([1.0, 0.0])
         r, gap = self.RADIUS * fs, self.GAP * fs
         hard, soft = segments
-        spots = []
-        for turn in self.TURNS:          # the first clear of everything ends the search
-            c, s = math.cos(math.radians(turn)), math.sin(math.radians(turn))
-            # its card's edge two gaps from the tip: one gap clear of its own arrow's tip
-            at = tip + (r + 2 * gap) * np.array([c * d[0] - s * d[1], s * d[0] + c * d[1]])
-            room = min([_room(at, hard) - r] + [float(np.hypot(*(at - q))) - 2 * r for q in placed])
-            if room >= gap and _room(at, soft) - r >= gap:
-                return at
-            spots.append((at, room))
-        for at, room in spots:
-            if room >= gap:
-                return at
-        return max(spots, key=lambda spot: spot[1])[0]
+        # every spot at once, in the order of TURNS: its card's edge two gaps from the tip (one
+        # gap clear of its own arrow's tip)
+        c, s = self._COS, self._SIN
+        spots = tip + (r + 2 * gap) * np.stack([c * d[0] - s * d[1], s * d[0] + c * d[1]], axis=1)
+        room = _room(spots, hard) - r
+        for q in placed:
+            room = np.minimum(room, np.hypot(*(spots - q).T) - 2 * r)
+        clear = room >= gap
+        first = np.flatnonzero(clear & (_room(spots, soft) - r >= gap))   # clear of everything
+        if not len(first):
+            first = np.flatnonzero(clear)                                 # of the hard ones
+        return spots[first[0] if len(first) else int(np.argmax(room))]
 
 
 #: pixels kept between the hinge label's box and anything that moves on the top view
