@@ -13,12 +13,18 @@ of the same Chromium (Debian's, one version):
 
 If the one asked for is missing and we are root with apt-get available, it runs
 ``apt-get install -y <package> fonts-noto-cjk`` (after ``apt-get update`` if the first try
-fails).  It never runs ``playwright install`` (that downloads a browser build from the web).
+fails).  ``make test`` starts two browser stages at once on a fresh machine, so an install
+holds a file lock (:data:`LOCK`) and looks again once it has it: the second waits for the first
+and finds the browser installed.  dpkg's own lock is waited for too (``DPkg::Lock::Timeout``), for
+an apt-get run by something else; without both, the second stage's apt-get failed at once on
+dpkg's lock and with it every test of its stage (seen on a fresh clone).  It never runs
+``playwright install`` (that downloads a browser build from the web).
 ``SB_CHROMIUM=/path/to/chromium`` makes both return that browser (an A/B comparison).
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
@@ -28,6 +34,10 @@ from pathlib import Path
 SHELL = Path("/usr/bin/chromium-headless-shell")
 CHROMIUM = Path("/usr/bin/chromium")
 FONTS = "fonts-noto-cjk"
+#: held while this module installs a browser (two test stages start at once)
+LOCK = Path("/tmp/spatialbook-apt.lock")
+#: seconds apt-get waits for dpkg's lock, held by another apt-get
+DPKG_WAIT = 600
 
 
 def _override() -> Path | None:
@@ -43,14 +53,21 @@ def _can_install() -> bool:
     return os.name == "posix" and os.geteuid() == 0 and shutil.which("apt-get") is not None
 
 
-def _install(package: str) -> bool:
-    """apt-get install ``package`` and the CJK fonts; True when it ran without error."""
-    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-    cmd = ["apt-get", "install", "-y", "--no-install-recommends", package, FONTS]
-    if subprocess.call(cmd, env=env) == 0:
-        return True
-    return (subprocess.call(["apt-get", "update"], env=env) == 0
-            and subprocess.call(cmd, env=env) == 0)
+def _install(package: str, installed: Path) -> bool:
+    """apt-get install ``package`` and the CJK fonts, holding :data:`LOCK`; True when
+    ``installed`` exists afterwards (installed by this call or by another process meanwhile)."""
+    with open(LOCK, "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)          # released when the file is closed
+        if installed.exists():
+            return True
+        env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+        wait = ["-o", f"DPkg::Lock::Timeout={DPKG_WAIT}"]
+        cmd = ["apt-get", *wait, "install", "-y", "--no-install-recommends", package, FONTS]
+        if subprocess.call(cmd, env=env) != 0:
+            if subprocess.call(["apt-get", *wait, "update"], env=env) != 0:
+                return False
+            subprocess.call(cmd, env=env)
+        return installed.exists()
 
 
 def ensure() -> Path:
@@ -60,7 +77,7 @@ def ensure() -> Path:
         return chosen
     if SHELL.exists():
         return SHELL
-    if _can_install() and _install("chromium-headless-shell") and SHELL.exists():
+    if _can_install() and _install("chromium-headless-shell", SHELL):
         return SHELL
     if CHROMIUM.exists():
         return CHROMIUM
@@ -78,7 +95,7 @@ def ensure_full() -> Path:
     if not _can_install():
         raise RuntimeError(f"{CHROMIUM} is missing; install it with: "
                            f"sudo apt-get install -y chromium {FONTS}")
-    if not _install("chromium") or not CHROMIUM.exists():
+    if not _install("chromium", CHROMIUM):
         raise RuntimeError(f"apt-get ran but {CHROMIUM} is still missing")
     return CHROMIUM
 
