@@ -149,6 +149,10 @@ def offline_problems(html_dir: Path) -> list[str]:
         for font in sorted(set(_MATH_FONT.findall(text))):
             if not (page.parent / font).is_file():
                 problems.append(f"{rel}: math font {font} missing")
+        # the theme's icons drawn into the page (sb_offline_assets.inline_icons), not by a script
+        if not set(rel.parts) & sb_offline_assets.NOT_PAGES and (
+                sb_offline_assets.FA_SCRIPT.search(text) or sb_offline_assets.ICON.search(text)):
+            problems.append(f"{rel}: loads FontAwesome's script or keeps an icon for it to draw")
     if not (html_dir / "index.html").is_file():
         problems.append("index.html missing")
     return problems

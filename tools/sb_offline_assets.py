@@ -19,7 +19,11 @@ MathJax cannot typeset is a build warning (an error under ``-W``) naming page an
 
 It also stops sphinx-thebe from writing its CDN URL (unpkg.com) into every page.  At
 ``build-finished`` it hands pydata-sphinx-theme's measuring of scrollable regions to
-``book/_static/sb_a11y.js`` (:func:`hand_scrollables_to_book`), which measures them a slice at a time.
+``book/_static/sb_a11y.js`` (:func:`hand_scrollables_to_book`), which measures them a slice at a time,
+and draws the theme's icons into the pages (:func:`inline_icons`): the theme's FontAwesome
+script (1.5 MB, about 50 ms of script on every page load, and a MutationObserver on the whole
+document for as long as the page is open) only turned a dozen ``<i class="fa-solid ...">``
+into SVGs, the same on every page.
 """
 
 from __future__ import annotations
@@ -259,11 +263,145 @@ def _drop_thebe_cdn(app) -> None:
             app.disconnect(listener.id)
 
 
+#: the theme's icon elements as its templates write them: ``<i class="... fa-solid fa-NAME ...">``
+#: (or a span), empty
+ICON = re.compile(r'<(?P<tag>i|span) class="(?P<cls>[^"]*\bfa-(?:solid|regular|brands)\b[^"]*)"'
+                  r'(?P<attrs>[^>]*)>\s*</(?P=tag)>')
+#: the theme's FontAwesome script, as its templates load it
+FA_SCRIPT = re.compile(r'[ \t]*<script defer src="[^"]*_static/scripts/fontawesome\.js[^"]*"></script>\n?')
+#: the stylesheet FontAwesome's script injects into every page (:func:`fontawesome_css`)
+FA_CSS = "sb_fontawesome.css"
+FA_SVG_NS = "http://www.w3.org/2000/svg"
+
+
+def fontawesome_icons(js: str) -> dict[str, tuple[int, int, str]]:
+    """The solid icons of the theme's bundled ``fontawesome.js`` (its text ``js``): name (and
+    each alias) -> (width, height, SVG path).  ValueError where the bundle is not the
+    FontAwesome 6 layout this reads (``var p={name:[w,h,[aliases],"unicode","path"],...}``
+    handed to ``d("fas",p)``)."""
+    end = js.find('d("fas",p)')
+    start = js.rfind("var p={", 0, end)
+    if end < 0 or start < 0:
+        raise ValueError("js: expected FontAwesome 6's solid pack (var p={...} ... d(\"fas\",p))")
+    icons = {}
+    for m in re.finditer(r'(?:"([a-z0-9-]+)"|\b([a-z][a-z0-9]*)):\[(\d+),(\d+),\[([^\]]*)\],"[0-9a-f]+","(M[^"]+)"\]',
+                         js[start:end]):
+        icon = (int(m.group(3)), int(m.group(4)), m.group(6))
+        icons[m.group(1) or m.group(2)] = icon
+        for alias in re.findall(r'"([a-z0-9-]+)"', m.group(5)):
+            icons.setdefault(alias, icon)
+    if not icons:
+        raise ValueError("js: FontAwesome's solid pack holds no icon this can read")
+    return icons
+
+
+def fontawesome_css(js: str) -> str:
+    """The stylesheet FontAwesome's script (its text ``js``) injects into a page: its CSS
+    variables (the theme's own CSS draws some icons with ``var(--fa-font-solid)``) and the
+    rules for its SVGs (``.svg-inline--fa``, ``.fa-lg``, ...)."""
+    at = js.find("svg:not(:root).svg-inline--fa{")
+    if at < 0:
+        raise ValueError("js: expected FontAwesome 6's stylesheet (svg:not(:root).svg-inline--fa{...})")
+    return js[js.rfind("'", 0, at) + 1:js.index("'", at)]
+
+
+def icon_svg(cls: str, attrs: str, icons: dict, counter: list) -> str:
+    """The SVG FontAwesome's script puts in place of an icon element of classes ``cls`` and
+    other attributes ``attrs`` (its i2svg output: the extra classes and attributes kept, a
+    ``title`` as the SVG's title and label, else hidden from screen readers).  KeyError for
+    an icon the solid pack lacks."""
+    import html as html_lib
+
+    classes = cls.split()
+    names = [c[3:] for c in classes if c.startswith("fa-") and c[3:] in icons
+             and c not in ("fa-solid", "fa-lg")]
+    if not names or "fa-solid" not in classes:
+        raise KeyError(cls)
+    name = names[0]
+    width, height, path = icons[name]
+    extra = [c for c in classes if c not in ("fa-solid", f"fa-{name}")]
+    kept = dict(re.findall(r'([\w:-]+)="([^"]*)"', attrs))
+    title = kept.pop("title", None)
+    head = [f'class="{" ".join(["svg-inline--fa", f"fa-{name}", *extra])}"']
+    head += [f'{k}="{v}"' for k, v in kept.items()]
+    inner = ""
+    if title is None:
+        head += ['aria-hidden="true"', 'focusable="false"']
+    else:
+        counter[0] += 1
+        label = f"svg-inline--fa-title-{name}-{counter[0]}"
+        head.append(f'aria-labelledby="{label}"')
+        inner = f'<title id="{label}">{html_lib.escape(html_lib.unescape(title))}</title>'
+    head += [f'data-prefix="fas" data-icon="{name}" role="img" xmlns="{FA_SVG_NS}"',
+             f'viewBox="0 0 {width} {height}"']
+    return f'<svg {" ".join(head)}>{inner}<path fill="currentColor" d="{path}"></path></svg>'
+
+
+def inline_icons(outdir: Path) -> tuple[int, list[str]]:
+    """Every written page under ``outdir``: the theme's icon elements drawn as the SVGs
+    FontAwesome's script made of them in the browser (:func:`icon_svg`), its stylesheet
+    linked (``_static/sb_fontawesome.css``, written here), the script itself no longer loaded.
+    Returns (pages changed, problems): an icon the bundle lacks is left as it was, and
+    reported.  Where the theme ships no ``fontawesome.js`` nothing is done."""
+    import os
+
+    script = outdir / "_static" / "scripts" / "fontawesome.js"
+    if not script.is_file():
+        return 0, []
+    js = script.read_text(encoding="utf-8")
+    icons = fontawesome_icons(js)
+    (outdir / "_static" / FA_CSS).write_text(fontawesome_css(js), encoding="utf-8")
+    changed, problems = 0, []
+    for page in sorted(outdir.rglob("*.html")):
+        top = page.relative_to(outdir).parts[:1]
+        if NOT_PAGES & set(top) or (len(page.relative_to(outdir).parts) > 1
+                                    and (outdir / top[0] / "_static").is_dir()):
+            continue                   # not a page, or another edition's (html/zh/: its own build)
+        text = page.read_text(encoding="utf-8")
+        if not FA_SCRIPT.search(text):
+            continue
+        counter = [0]
+
+        def draw(m):
+            try:
+                return icon_svg(m.group("cls"), m.group("attrs"), icons, counter)
+            except KeyError:
+                problems.append(f"{page.relative_to(outdir).as_posix()}: icon {m.group('cls')!r} "
+                                "is not in the theme's FontAwesome solid pack; left to no script")
+                return m.group(0)
+
+        css = os.path.relpath(outdir / "_static" / FA_CSS, page.parent).replace(os.sep, "/")
+        text = FA_SCRIPT.sub("", ICON.sub(draw, text), count=1)
+        # first in the head, as the script injected it: the theme's own rules come after it
+        text = re.sub(r"(<head>\s*(?:<meta charset=[^>]*>\s*)?)",
+                      lambda m: m.group(1) + f'<link rel="stylesheet" href="{css}" />\n', text, count=1)
+        page.write_text(text, encoding="utf-8")
+        changed += 1
+    return changed, problems
+
+
+def _inline_icons(app, exception) -> None:
+    """At ``build-finished``: the theme's icons drawn into the pages (:func:`inline_icons`)."""
+    if exception is not None or app.builder.format != "html":
+        return
+    from sphinx.util import logging
+
+    log = logging.getLogger(__name__)
+    try:
+        _, problems = inline_icons(Path(app.outdir))
+    except ValueError as exc:
+        log.warning(f"sb_offline_assets: the theme's icons left to its FontAwesome script ({exc})")
+        return
+    for problem in problems:
+        log.warning(f"sb_offline_assets: {problem}")
+
+
 def setup(app):
     app.connect("config-inited", _config_inited)
     app.connect("html-page-context", _math_at_build, priority=600)
     app.connect("build-finished", _typeset_math, priority=400)
     app.connect("build-finished", _patch_theme_script)
+    app.connect("build-finished", _inline_icons)
     try:  # the two editions (tools/sb_editions.py): language switch, shared files
         import sb_editions  # noqa: F401
     except ImportError:

@@ -98,6 +98,9 @@ def test_good_book_builds_offline_renders_evals_and_allow_missing_skips(tmp_path
     assert "tex-chtml" not in page and "window.MathJax" not in page
     assert 'url("mathjax/output/chtml/fonts/woff-v2/' in page
     assert "unpkg" not in page and "jsdelivr" not in page and "cdnjs" not in page
+    # the theme's icons drawn in the page, FontAwesome's stylesheet linked, its script not loaded
+    assert "fontawesome.js" not in page and 'class="svg-inline--fa fa-magnifying-glass' in page
+    assert 'href="_static/sb_fontawesome.css"' in page and (html / "_static" / "sb_fontawesome.css").is_file()
     chapter = (html / "chapters" / "ch.html").read_text(encoding="utf-8")
     assert '<span class="pasted-text">0.35</span> m/s' in chapter
 
@@ -164,3 +167,42 @@ def test_the_theme_hands_its_scroll_region_measuring_to_the_book():
     assert len(out) - len(js) == len("if(window.sbScrollables){window.sbScrollables();return}")
     with pytest.raises(ValueError, match="js: expected pydata-sphinx-theme"):
         sb_offline_assets.hand_scrollables_to_book(js.replace('"main-content"', '"other"'))
+
+
+def test_the_themes_icons_are_drawn_as_its_fontawesome_script_draws_them():
+    """Every solid icon the installed theme's templates name is in its bundled FontAwesome
+    (the lock's version), drawn as that script's SVG: a title becomes the SVG's label, an icon
+    without one is hidden from screen readers; an icon the bundle lacks is refused (KeyError:
+    the build warns and leaves it)."""
+    import re
+
+    import pydata_sphinx_theme
+    import sb_offline_assets as sa
+
+    theme = Path(pydata_sphinx_theme.__file__).parent / "theme" / "pydata_sphinx_theme"
+    js = (theme / "static" / "scripts" / "fontawesome.js").read_text(encoding="utf-8")
+    icons = sa.fontawesome_icons(js)
+    named = {m for t in theme.rglob("*.html")
+             for m in re.findall(r"fa-solid fa-([a-z0-9-]+)", t.read_text(encoding="utf-8"))}
+    assert {"magnifying-glass", "bars", "sun", "moon", "circle-half-stroke"} <= named
+    assert named <= icons.keys(), named - icons.keys()
+    assert icons["search"] == icons["magnifying-glass"]             # an alias
+    width, height, path = icons["magnifying-glass"]
+    assert (width, height) == (512, 512) and path.startswith("M") and path.endswith("z")
+    assert "--fa-font-solid:" in sa.fontawesome_css(js) and ".svg-inline--fa{" in sa.fontawesome_css(js)
+
+    counter = [0]
+    plain = sa.icon_svg("fa-solid fa-bars", "", icons, counter)
+    assert plain.startswith('<svg class="svg-inline--fa fa-bars" aria-hidden="true" focusable="false"')
+    assert f'viewBox="0 0 {icons["bars"][0]} {icons["bars"][1]}"' in plain
+    assert f'<path fill="currentColor" d="{icons["bars"][2]}"></path></svg>' in plain
+    titled = sa.icon_svg("theme-switch fa-solid fa-sun   fa-lg", ' data-mode="light" title="Light &amp; day"',
+                         icons, counter)
+    assert titled.startswith('<svg class="svg-inline--fa fa-sun theme-switch fa-lg" data-mode="light" '
+                             'aria-labelledby="svg-inline--fa-title-sun-1"')
+    assert '<title id="svg-inline--fa-title-sun-1">Light &amp; day</title>' in titled
+    assert "aria-hidden" not in titled
+    with pytest.raises(KeyError):
+        sa.icon_svg("fa-solid fa-no-such-icon", "", icons, counter)
+    with pytest.raises(ValueError, match="solid pack"):
+        sa.fontawesome_icons("var x = 1;")
