@@ -217,3 +217,29 @@ def test_rest_literal_closed_too_late_is_caught():
     # ``a``（ does not end the literal, so it runs on to the next ``: no warning, wrong text
     assert i18n.rest_literals_changed("``qpos0`` (for ``ref``)", "``qpos0``（对 ``ref``）")
     assert not i18n.rest_literals_changed("``qpos0`` (for ``ref``)", "``qpos0``\\ （对 ``ref``）")
+
+
+def test_the_themes_labels_and_tooltips_are_given_in_chinese():
+    """The theme's own labels and tooltips that Sphinx's and the themes' catalogues leave in
+    English reach a Chinese page in Chinese (tools/sb_editions.py, at the end of the Chinese
+    build): a heading's link, the sidebars' buttons, the navigations, the colour mode's icons;
+    the same words in the page's own text, and every other attribute, are left alone.  The
+    built pages' check names any left in English."""
+    import sb_editions as se
+
+    assert all(i18n.CJK.search(zh) for zh in se.THEME_ZH.values())
+    page = ('<nav class="bd-links" aria-label="Main"><a title="Link to this heading" '
+            'href="#a">#</a></nav><button title="Toggle primary sidebar" data-bs-title="Color mode" '
+            'aria-label="Color mode"><svg aria-labelledby="t"><title id="svg-inline--fa-title-'
+            'circle-half-stroke-3">System Settings</title></svg></button>'
+            '<p title="spatialbook.skew">Main Page</p><title>Page</title>')
+    out = se.translate_theme(page)
+    for english, chinese in [("Main", "全书目录"), ("Link to this heading", "链接到此标题"),
+                             ("Toggle primary sidebar", "显示或隐藏全书目录"), ("Color mode", "颜色模式")]:
+        assert f'"{english}"' not in out and f'"{chinese}"' in out
+    assert out.count('"颜色模式"') == 2
+    assert ">跟随系统</title>" in out
+    assert '<p title="spatialbook.skew">Main Page</p><title>Page</title>' in out
+    left = {m.group(2) or m.group(5) for m in se._THEME_TEXT.finditer(page)} & se.THEME_ZH.keys()
+    assert left == {"Main", "Link to this heading", "Toggle primary sidebar", "Color mode",
+                    "System Settings"}

@@ -19,7 +19,11 @@ and the catalogues ``book/locale/zh_CN/LC_MESSAGES/<page>.po`` (``tools/zh_editi
   page, marks the English passages ``lang="en"``, and warns (so ``-W`` fails) when a page
   declared finished (listed in ``book/locale/zh_CN/FINISHED``, or whose catalogue has every
   message translated) has a message that fell back: the English changed since it was
-  translated (run ``tools/i18n.py update`` and translate the fuzzy messages).
+  translated (run ``tools/i18n.py update`` and translate the fuzzy messages);
+* in the Chinese edition, gives the theme's own labels and tooltips in Chinese
+  (:data:`THEME_ZH`, :func:`translate_theme`): Sphinx's and the themes' catalogues leave
+  "Link to this heading", "Toggle primary sidebar", "System Settings" and the like in English,
+  and screen readers and tooltips read them out.
 """
 
 from __future__ import annotations
@@ -253,7 +257,58 @@ def _page_context(app, pagename, templatename, context, doctree) -> None:
     context["body"] = body
 
 
+#: the theme's labels and tooltips that reach a Chinese page in English (Sphinx 7.4's zh_CN
+#: catalogue has no translation for the header links; sphinx-book-theme writes its sidebar
+#: buttons' tooltips and pydata-sphinx-theme its navigations' labels without a catalogue)
+THEME_ZH = {
+    "Link to this heading": "链接到此标题",
+    "Link to this equation": "链接到此公式",
+    "Link to this term": "链接到此术语",
+    "Link to this definition": "链接到此定义",
+    "Main": "全书目录",
+    "Page": "本页目录",
+    "Toggle primary sidebar": "显示或隐藏全书目录",
+    "Toggle secondary sidebar": "显示或隐藏本页目录",
+    "Color mode": "颜色模式",
+    "System Settings": "跟随系统",
+}
+#: where the theme puts them: a label, a tooltip, an icon's title (tools/sb_offline_assets.py)
+_THEME_TEXT = re.compile(r'(\s(?:title|aria-label|data-bs-title)=")([^"]*)(")'
+                         r'|(<title id="svg-inline--fa-title-[^"]*">)([^<]*)(</title>)')
+
+
+def translate_theme(page: str) -> str:
+    """A written Chinese page (its whole text ``page``) with the theme's labels and tooltips
+    of :data:`THEME_ZH` in Chinese; every other text left as it is.
+
+    >>> translate_theme('<a class="headerlink" href="#x" title="Link to this heading">#</a>')
+    '<a class="headerlink" href="#x" title="链接到此标题">#</a>'
+    """
+    def one(m):
+        head, text, tail = (m.group(1), m.group(2), m.group(3)) if m.group(1) else \
+            (m.group(4), m.group(5), m.group(6))
+        return head + THEME_ZH.get(text, text) + tail
+
+    return _THEME_TEXT.sub(one, page)
+
+
+def _translate_theme_pages(app, exception) -> None:
+    """At ``build-finished`` of the Chinese edition, after the icons are drawn in
+    (priority 800): every written page through :func:`translate_theme`."""
+    if exception is not None or edition(app.config) != "zh" or app.builder.format != "html":
+        return
+    out = Path(app.outdir)
+    for page in sorted(out.rglob("*.html")):
+        if "_static" in page.relative_to(out).parts:
+            continue
+        text = page.read_text(encoding="utf-8")
+        new = translate_theme(text)
+        if new != text:
+            page.write_text(new, encoding="utf-8")
+
+
 def setup(app):
+    app.connect("build-finished", _translate_theme_pages, priority=800)
     app.connect("config-inited", _config_inited)
     app.connect("doctree-read", _doctree_read)
     app.connect("env-purge-doc", _purge)

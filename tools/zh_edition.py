@@ -34,7 +34,8 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 
-from sb_editions import LANG, catalogue_state, finished_pages  # noqa: E402
+from sb_editions import (LANG, THEME_ZH, _THEME_TEXT, catalogue_state,  # noqa: E402
+                         finished_pages)
 from i18n import CJK as _CJK  # noqa: E402  (Chinese characters, full-width punctuation)
 
 SUBDIR = "zh"
@@ -309,6 +310,9 @@ def html_problems(html_dir: Path, book: Path) -> list[str]:
         if '<html lang="zh-CN"' not in text:
             problems.append(f"{page}: the page is not marked lang=\"zh-CN\"")
         problems += text_problems(page, text)
+        left = sorted({m.group(2) or m.group(5) for m in _THEME_TEXT.finditer(text)} & THEME_ZH.keys())
+        if left:
+            problems.append(f"{page}: the theme's labels or tooltips in English: {left}")
     return (problems + code_string_problems(html_dir, book) + figure_problems(html_dir)
             + search_problems(html_dir, book))
 
