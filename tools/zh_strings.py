@@ -482,6 +482,14 @@ STATIC = (
 #: notebook's cell, wide and for a phone, and again in Chinese), patterns included: a figure
 #: string of its chapter's page
 STATIC_FIGURES = {
+    "ch11_chain_dynamics": (
+        "q1 (wall hinge)", "q2 (middle hinge)", "joint angle (deg)",
+        "released from rest,\nhinge line {beta} deg out of plumb",
+        "energy error of the integrator",
+        "The two joint angles of the bifold door, hinge line {beta} degrees out of plumb, over "
+        "{duration} seconds after release from rest; and the change of its total energy for RK4 "
+        "steps of 10 and 5 ms, at most {e10} and {e5} joules.",
+    ),
     "ch13_articulated_body": (
         "sb.forward_dynamics: method='aba' against method='crba'",
         "sb.forward_dynamics:\nmethod='aba' against method='crba'",
