@@ -482,6 +482,15 @@ STATIC = (
 #: notebook's cell, wide and for a phone, and again in Chinese), patterns included: a figure
 #: string of its chapter's page
 STATIC_FIGURES = {
+    "ch05_central_axis": (
+        "general wrench,\np = {p} m\nmin |τ| = {least} N m",
+        "same f and axis, p = 0\n(a single force)\nmin |τ| = {least} N m",
+        "u along e_x (m)", "w along f̂ × e_x (m)",
+        "Two colour maps of the size of the torque over the plane through P perpendicular to the "
+        "force. First, the general wrench: circular contours around the point where the central "
+        "axis crosses the plane, with a non-zero minimum there. Second, the same force along the "
+        "same axis without the parallel torque: the same circles, with minimum zero on the axis.",
+    ),
     "ch11_chain_dynamics": (
         "q1 (wall hinge)", "q2 (middle hinge)", "joint angle (deg)",
         "released from rest,\nhinge line {beta} deg out of plumb",
@@ -489,6 +498,29 @@ STATIC_FIGURES = {
         "The two joint angles of the bifold door, hinge line {beta} degrees out of plumb, over "
         "{duration} seconds after release from rest; and the change of its total energy for RK4 "
         "steps of 10 and 5 ms, at most {e10} and {e5} joules.",
+    ),
+    "ch14_robot_moves": (
+        "lines: library + Euler;\ncircles: MuJoCo mj_step", "largest |q - q_MuJoCo| (rad)",
+        "difference from MuJoCo (round-off)",
+        "The Panda's seven joint angles over {duration} s of limp fall from the ready pose, the "
+        "library's semi-implicit Euler as lines and MuJoCo's mj_step as circles on them; and the "
+        "largest difference between the two, on a logarithmic axis, growing from round-off to "
+        "about {gap} rad.",
+        "Euler, h = {h} ms", "energy error of each integrator", "RK4 alone, h = {h} ms",
+        "The change of the falling Panda's energy T + U over {duration} s for semi-implicit "
+        "Euler with steps of {h} and {h4} ms and for RK4 with {hr} ms steps: at most {eu}, {eu4} "
+        "and {rk} joules; and the RK4 curve alone, in microjoules.",
+        "left hip pitch", "torso tilt", "angle (deg)", "the kick (shaded) and the torso",
+        "centre of mass", "torso origin", "in space: side view,\ndots every 0.25 s",
+        "Euler: l_G", "Euler: M v_G", "departure\n(kg m^2/s; kg m/s)",
+        "falling: what the integrator breaks",
+        "The biped's left hip-pitch angle and its torso's tilt from the vertical over {duration} "
+        "s: the hips kick during the first {kick} s and the torso tilts the other way. With no "
+        "gravity, a side view of the path of the centre of mass, a straight line travelled at "
+        "constant speed, and of the torso origin, which bends away from it. On a logarithmic "
+        "axis, how far the angular momentum about the centre of mass and the linear momentum "
+        "depart from the conservation law, for semi-implicit Euler and for RK4 with {step} ms "
+        "steps.",
     ),
     "ch13_articulated_body": (
         "sb.forward_dynamics: method='aba' against method='crba'",
