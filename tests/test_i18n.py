@@ -243,3 +243,17 @@ def test_the_themes_labels_and_tooltips_are_given_in_chinese():
     left = {m.group(2) or m.group(5) for m in se._THEME_TEXT.finditer(page)} & se.THEME_ZH.keys()
     assert left == {"Main", "Link to this heading", "Toggle primary sidebar", "Color mode",
                     "System Settings"}
+
+
+def test_a_chinese_page_showing_a_picture_described_in_english_fails_its_check():
+    """A figure drawn only in English (a plain ``<img>``, as ch05, ch11 and ch14 drew five
+    before this check) is named; the English twin of a figure drawn in both languages, hidden
+    on a Chinese page, and a picture described in Chinese are not."""
+    both = ('<picture class="sb-figure-en"><source srcset="a.png"><img src="a.png" '
+            'alt="Two colour maps of the torque"></picture>'
+            '<picture class="sb-figure-zh" style="display:none"><img src="b.png" alt="两幅色图"></picture>')
+    assert zh_edition.english_pictures(both) == []
+    plain = '<div class="output"><img style="max-width:100%" alt="Left: the two joint angles" src="c.png"></div>'
+    assert zh_edition.english_pictures(both + plain) == ["Left: the two joint angles"]
+    shown = '<picture class="sb-figure-zh"><img src="d.png" alt="The energy error"></picture>'
+    assert zh_edition.english_pictures(shown) == ["The energy error"]

@@ -313,8 +313,30 @@ def html_problems(html_dir: Path, book: Path) -> list[str]:
         left = sorted({m.group(2) or m.group(5) for m in _THEME_TEXT.finditer(text)} & THEME_ZH.keys())
         if left:
             problems.append(f"{page}: the theme's labels or tooltips in English: {left}")
+        problems += [f"{page}: a picture described in English: {alt[:80]!r} (draw it with "
+                     "widgets.static_html.static_figure and its strings in zh_strings.STATIC_FIGURES)"
+                     for alt in english_pictures(text)]
     return (problems + code_string_problems(html_dir, book) + figure_problems(html_dir)
             + search_problems(html_dir, book))
+
+
+_IMG_ALT = re.compile(r'<img\b[^>]*\balt="([^"]*)"')
+
+
+def english_pictures(page: str) -> list[str]:
+    """The descriptions (alt) without Chinese of the pictures a Chinese page shows: every image
+    but the English twin of a figure drawn in both languages (``<picture class="sb-figure-en">``,
+    hidden on a Chinese page by the book's style sheet)."""
+    out = []
+    for m in _IMG_ALT.finditer(page):
+        opened = page.rfind("<picture", 0, m.start())
+        inside = opened > page.rfind("</picture>", 0, m.start())
+        if inside and page.startswith('<picture class="sb-figure-en"', opened):
+            continue
+        alt = htmllib.unescape(m.group(1))
+        if re.search(r"[A-Za-z]{3,}", alt) and not _CJK.search(alt):
+            out.append(alt)
+    return out
 
 
 _FRAME_IMG = re.compile(r'<img class="sb-frame" id="(sb-fp-[0-9a-f]{12})-img" src="([^"]*)"')
