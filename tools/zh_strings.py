@@ -475,6 +475,8 @@ STATIC = (
     # players whose readout is one line of text (ch02's probe sweep, E5's readout_text)
     "reference point P = {P} m: V_P = [ω; v_P] = {omega} rad/s; {v} m/s",
     "{path} probe: dv_P/dt = {a}, ω×u = {b}, (A_P)_lin = {c}, d(v_P^c)/dt = {d} m/s²",
+    # E11's line under its H table (widgets/arm.py)
+    "entries to 0.01; least diagonal entry {entry} = {d}, least eigenvalue {lam} (kg m²)",
 )
 
 

@@ -184,6 +184,7 @@ def _limits_over_the_ranges(samples: int = 2000, seed: int = 0) -> tuple[float, 
 # dynamics of 2000 poses in WebAssembly numpy, which has no BLAS), for one chapter's figure.
 H_LIM, G_LIM, C_LIM = 4.0, 60.0, 15.0
 TICKS = tuple(str(i + 1) for i in range(N))
+_SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 #: the view's centre (m): joint 2's anchor, the shoulder, which no joint moves
 CENTER = parts(body_transforms(np.zeros(N))[1])[1]
 
@@ -352,10 +353,18 @@ class ArmExplorer(Experiment):
         cb.ax.tick_params(labelsize=9, pad=2)
 
     def readout_table(self, scene=None):
-        """Readouts plus H as a 7 x 7 table (its numbers live here, not in the figure)."""
+        """Readouts plus H as a 7 x 7 table (its numbers live here, not in the figure), and a
+        line under it with H's least diagonal entry and least eigenvalue to two significant
+        digits: the hand's spin inertia H₇₇, about 0.005 kg m², reads 0.00 in a table of 0.01
+        (narrow enough for a phone), and H is positive definite all the same."""
         H = np.asarray(self._scene_or(scene)["numbers"]["H"])
         names = [str(j + 1) for j in range(N)]
-        return super().readout_table(scene) + matrix_table(H, names, names, "H(q)", "kg m²")
+        least = int(np.argmin(np.diag(H)))
+        sub = str(least + 1).translate(_SUBSCRIPTS)
+        note = (f"entries to 0.01; least diagonal entry H{sub}{sub} = {H[least, least]:.2g}, "
+                f"least eigenvalue {np.linalg.eigvalsh(H)[0]:.2g} (kg m²)")
+        return (super().readout_table(scene) + matrix_table(H, names, names, "H(q)", "kg m²")
+                + f"<div style='font-size:smaller'>{note}</div>")
 
     def _draw(self, s):
         n, o = s["numbers"], s["origins"]
