@@ -292,15 +292,20 @@ def translate_theme(page: str) -> str:
     return _THEME_TEXT.sub(one, page)
 
 
+def theme_in_english(page: str) -> list[str]:
+    """The theme's labels and tooltips of :data:`THEME_ZH` that a page (its whole text) still
+    shows in English, sorted: the Chinese build's check."""
+    return sorted({m.group(2) or m.group(5) for m in _THEME_TEXT.finditer(page)} & THEME_ZH.keys())
+
+
 def _translate_theme_pages(app, exception) -> None:
     """At ``build-finished`` of the Chinese edition, after the icons are drawn in
     (priority 800): every written page through :func:`translate_theme`."""
     if exception is not None or edition(app.config) != "zh" or app.builder.format != "html":
         return
-    out = Path(app.outdir)
-    for page in sorted(out.rglob("*.html")):
-        if "_static" in page.relative_to(out).parts:
-            continue
+    from sb_offline_assets import edition_pages   # beside this file (it sets this one up)
+
+    for page in edition_pages(Path(app.outdir)):
         text = page.read_text(encoding="utf-8")
         new = translate_theme(text)
         if new != text:

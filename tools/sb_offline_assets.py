@@ -113,6 +113,19 @@ RAW_MATH = re.compile(r'class="math notranslate nohighlight"[^>]*>\s*(?:<span cl
 NOT_PAGES = {"_static", "_sources", "_images", "mathjax", "lite", "_live", "_pyodide", "_sb_frames"}
 
 
+def edition_pages(outdir: Path) -> list[Path]:
+    """The written pages of the edition built into ``outdir``: its HTML files outside
+    :data:`NOT_PAGES` and outside another edition's folder (``html/zh/``, which has its own
+    ``_static`` and build), for the passes at ``build-finished`` that rewrite them."""
+    pages = []
+    for page in sorted(outdir.rglob("*.html")):
+        parts = page.relative_to(outdir).parts
+        if NOT_PAGES & set(parts[:1]) or (len(parts) > 1 and (outdir / parts[0] / "_static").is_dir()):
+            continue
+        pages.append(page)
+    return pages
+
+
 def _node() -> str:
     import live_compile          # beside this file: Node.js from the PATH or from PyPI
 
@@ -135,10 +148,8 @@ def typeset_pages(outdir: Path, mathjax_dir: Path) -> tuple[int, int, list[str]]
     import os
     import subprocess
 
-    pages = [p for p in sorted(outdir.rglob("*.html"))
-             if not NOT_PAGES & set(p.relative_to(outdir).parts[:1])]
     todo = []
-    for p in pages:
+    for p in edition_pages(outdir):
         text = p.read_text(encoding="utf-8")
         if RAW_MATH.search(text):
             todo.append((p, text))
@@ -313,8 +324,7 @@ def icon_svg(cls: str, attrs: str, icons: dict, counter: list) -> str:
     import html as html_lib
 
     classes = cls.split()
-    names = [c[3:] for c in classes if c.startswith("fa-") and c[3:] in icons
-             and c not in ("fa-solid", "fa-lg")]
+    names = [c[3:] for c in classes if c.startswith("fa-") and c[3:] in icons]
     if not names or "fa-solid" not in classes:
         raise KeyError(cls)
     name = names[0]
@@ -352,11 +362,7 @@ def inline_icons(outdir: Path) -> tuple[int, list[str]]:
     icons = fontawesome_icons(js)
     (outdir / "_static" / FA_CSS).write_text(fontawesome_css(js), encoding="utf-8")
     changed, problems = 0, []
-    for page in sorted(outdir.rglob("*.html")):
-        top = page.relative_to(outdir).parts[:1]
-        if NOT_PAGES & set(top) or (len(page.relative_to(outdir).parts) > 1
-                                    and (outdir / top[0] / "_static").is_dir()):
-            continue                   # not a page, or another edition's (html/zh/: its own build)
+    for page in edition_pages(outdir):
         text = page.read_text(encoding="utf-8")
         if not FA_SCRIPT.search(text):
             continue

@@ -34,8 +34,7 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 
-from sb_editions import (LANG, THEME_ZH, _THEME_TEXT, catalogue_state,  # noqa: E402
-                         finished_pages)
+from sb_editions import LANG, catalogue_state, finished_pages, theme_in_english  # noqa: E402
 from i18n import CJK as _CJK  # noqa: E402  (Chinese characters, full-width punctuation)
 
 SUBDIR = "zh"
@@ -310,7 +309,7 @@ def html_problems(html_dir: Path, book: Path) -> list[str]:
         if '<html lang="zh-CN"' not in text:
             problems.append(f"{page}: the page is not marked lang=\"zh-CN\"")
         problems += text_problems(page, text)
-        left = sorted({m.group(2) or m.group(5) for m in _THEME_TEXT.finditer(text)} & THEME_ZH.keys())
+        left = theme_in_english(text)
         if left:
             problems.append(f"{page}: the theme's labels or tooltips in English: {left}")
         problems += [f"{page}: a picture described in English: {alt[:80]!r} (draw it with "
