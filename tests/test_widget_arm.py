@@ -101,6 +101,7 @@ def check(e, st):
                 "axis_direction"):
         _close(st[key], ref[key])
     _close(st["H_diag"], np.diag(ref["H"]))
+    _close(st["H_least_eigenvalue"], np.linalg.eigvalsh(ref["H"])[0])
     _close(st["kinetic_energy"], 0.5 * qd @ ref["H"] @ qd)
     # drawn: the bars, the heat map, and in the 3-D view the arm, the hand, its velocity arrow
     # and the screw axis, each where the view's projection puts MuJoCo's points
@@ -165,6 +166,25 @@ def test_dynamics_agree_with_pinocchio():
         C = pin.rnea(pm, pd, q, qd, np.zeros(7)) - G
         for a, b in ((s["H"], H), (s["G"], G), (s["C_v"], C)):
             np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
+
+
+def test_least_eigenvalue_is_positive_and_below_every_diagonal_entry():
+    """H is positive definite and its least eigenvalue is at most its least diagonal entry
+    (a diagonal entry is the Rayleigh quotient of a unit vector); the readout's line under the
+    H table shows both to two significant digits, never the 0.00 the table's rounding gives
+    H₇₇."""
+    rng = np.random.default_rng(11)
+    exp = ArmExplorer()
+    for q in random_q(rng):
+        exp.set(**{f"q{i + 1}": angle for i, angle in enumerate(np.rad2deg(q))})
+        s = exp.state()
+        lam, diag = s["H_least_eigenvalue"], np.asarray(s["H_diag"])
+        assert 0.0 < lam <= diag.min() + 1e-12
+        k = int(np.argmin(diag)) + 1
+        line = exp.readout_table().rsplit("<div", 1)[-1]
+        assert f"= {diag.min():.2g}," in line and f"least eigenvalue {lam:.2g} " in line
+        assert "H" + "₀₁₂₃₄₅₆₇₈₉"[k] * 2 in line
+    exp.close()
 
 
 def test_twist_is_the_sum_of_carried_joint_axes_and_agrees_with_mujoco_jacobians():

@@ -35,7 +35,7 @@ from .controls import Slider
 from .parts import (Arrow3D, Bars, Polyline3D, Series, Triad, Tubes3D, bare_3d_axes,
                     circle_3d, turn_view)
 from .limits import nice_limit
-from .readouts import matrix_table
+from .readouts import fmt_significant, matrix_table
 from .experiment import Experiment
 from .robots import robot_file
 
@@ -153,7 +153,8 @@ def scene(q1=0.0, q2=-45.0, q3=0.0, q4=-135.0, q5=0.0, q6=90.0, q7=45.0, rate=1.
     axis_point = p_h + ax.point
     origins = np.vstack([np.zeros(3), parts(X0)[1], p_h])   # base, joint anchors, hand
     numbers = {
-        "q": q, "qd": qd, "H": H, "H_diag": np.diag(H).copy(), "G": G, "C_v": C_v,
+        "q": q, "qd": qd, "H": H, "H_diag": np.diag(H).copy(),
+        "H_least_eigenvalue": float(np.linalg.eigvalsh(H)[0]), "G": G, "C_v": C_v,
         "V_s": V_s, "V_b": V_b, "v_hand": V_h[3:], "hand": p_h,
         "pitch": float(ax.pitch), "axis_point": axis_point, "axis_direction": ax.direction,
         "kinetic_energy": float(0.5 * qd @ H @ qd),
@@ -357,12 +358,14 @@ class ArmExplorer(Experiment):
         line under it with H's least diagonal entry and least eigenvalue to two significant
         digits: the hand's spin inertia H₇₇, about 0.005 kg m², reads 0.00 in a table of 0.01
         (narrow enough for a phone), and H is positive definite all the same."""
-        H = np.asarray(self._scene_or(scene)["numbers"]["H"])
+        numbers = self._scene_or(scene)["numbers"]
+        H, diag = np.asarray(numbers["H"]), np.asarray(numbers["H_diag"])
         names = [str(j + 1) for j in range(N)]
-        least = int(np.argmin(np.diag(H)))
+        least = int(np.argmin(diag))
         sub = str(least + 1).translate(_SUBSCRIPTS)
-        note = (f"entries to 0.01; least diagonal entry H{sub}{sub} = {H[least, least]:.2g}, "
-                f"least eigenvalue {np.linalg.eigvalsh(H)[0]:.2g} (kg m²)")
+        note = (f"entries to 0.01; least diagonal entry H{sub}{sub} = "
+                f"{fmt_significant(diag[least])}, least eigenvalue "
+                f"{fmt_significant(numbers['H_least_eigenvalue'])} (kg m²)")
         return (super().readout_table(scene) + matrix_table(H, names, names, "H(q)", "kg m²")
                 + f"<div style='font-size:smaller'>{note}</div>")
 

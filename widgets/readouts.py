@@ -54,6 +54,18 @@ def _fmt_float(v: float, digits: int) -> str:
 _NOWRAP = "<span style='white-space:nowrap'>{}</span>"
 
 
+def fmt_significant(x: float, figures: int = 2) -> str:
+    """Readout text of a float to ``figures`` significant digits, for a number too small for a
+    readout's fixed decimals (E11's H₇₇ in a table of 0.01), rounded to ``prose.DIGITS`` first
+    as :func:`fmt_number` is.
+
+    >>> fmt_significant(0.0048999999999), fmt_significant(1.445)
+    ('0.0049', '1.4')
+    """
+    v = _round_float(float(x), DIGITS)
+    return f"{v:.{figures}g}" if math.isfinite(v) else "—"
+
+
 def value_cell(x: Any, digits: int = 3) -> str:
     """A readout value as HTML that a narrow (phone) panel may break only once: a vector is
     two unbreakable halves (a 6-vector: its angular and linear parts), a number unbreakable.
